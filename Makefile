@@ -1,0 +1,185 @@
+# SPDX-License-Identifier: Apache-2.0
+#
+# slideops-profiler: one Makefile for the BPF objects, skeletons, the binary, the tests,
+# the fuzz targets and the benchmarks. All build output goes to $(OUTPUT).
+#
+#   make run      install missing packages, build, profile this server for 10 s
+#   make test     install missing packages, build, run every test
+#   make test SANITIZE=1   the same under ASan/UBSan (output in .output-san/)
+#   make fuzz FUZZ_SECONDS=60   build and run every libFuzzer target
+#   make bench    side-by-side overhead measurement (see docs/benchmarks.md)
+
+OUTPUT ?= .output
+ifeq ($(SANITIZE),1)
+OUTPUT := .output-san
+endif
+ifdef O
+OUTPUT := $(O)
+endif
+
+CLANG ?= clang
+CC ?= cc
+BPFTOOL ?= bpftool
+ARCH ?= $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
+VMLINUX_H ?= bpf/vmlinux.h
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+
+BIN := $(OUTPUT)/slideops-profiler
+
+# Debian packages the build and the tests need. `make deps` installs the missing ones.
+DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libyaml-dev \
+	libcurl4-openssl-dev libjansson-dev libcgroup-dev libcmocka-dev zlib1g-dev \
+	libmicrohttpd-dev pkg-config libclang-rt-14-dev golang-go util-linux iproute2 \
+	busybox-static python3 procps
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+SRC_DIRS := cgroups runtimes symbols profile daemon
+LIB_SRCS := $(foreach d,$(SRC_DIRS),$(filter-out daemon/main.c,$(wildcard $(d)/*.c)))
+LIB_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(LIB_SRCS))
+MAIN_OBJ := $(OUTPUT)/obj/daemon/main.o
+
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
+BPF_SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
+
+PKGS := libelf libdw zlib jansson yaml-0.1 libcurl libmicrohttpd
+LIBBPF_A ?= $(shell for d in /usr/lib/$$(gcc -print-multiarch) /usr/lib64 /usr/lib; do \
+	[ -f $$d/libbpf.a ] && echo $$d/libbpf.a && break; done)
+
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-missing-field-initializers \
+	-I. -I$(OUTPUT) -fno-omit-frame-pointer
+# C++ names are demangled with libstdc++'s __cxa_demangle (a weak reference: keep the library even
+# under --as-needed).
+LDLIBS += $(LIBBPF_A) $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm \
+	-Wl,--push-state,--no-as-needed -lstdc++ -Wl,--pop-state
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+ifeq ($(SANITIZE),1)
+CFLAGS += $(SAN_FLAGS)
+LDFLAGS += $(SAN_FLAGS)
+endif
+
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -I. -Ibpf
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(OUTPUT)/fuzz/%,$(FUZZ_SRCS))
+WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
+WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRCS))
+FUZZ_SECONDS ?= 30
+
+# A test or fuzz target of module M (tests/unit/test_M.c) links the objects of the directory
+# that holds M.c, plus the logger: "each test against only its module".
+mod_dir = $(patsubst %/,%,$(dir $(firstword $(wildcard $(addsuffix /$(1).c,$(SRC_DIRS))))))
+BASE_OBJS := $(OUTPUT)/obj/daemon/log.o $(OUTPUT)/obj/daemon/fileio.o
+mod_objs = $(sort $(filter $(OUTPUT)/obj/$(call mod_dir,$(1))/%,$(LIB_OBJS)) $(BASE_OBJS))
+
+.DELETE_ON_ERROR:
+.SECONDARY:
+.SECONDEXPANSION:
+.PHONY: all deps build run test unit integration fuzz bench clean vmlinux install format
+
+all: $(BIN) $(WORKLOAD_BINS)
+
+deps:
+	$(Q)missing=$$(for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; \
+	done); \
+	if [ -n "$$missing" ]; then \
+		echo "  DEPS     installing:" $$missing; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+build: deps
+	$(Q)$(MAKE) --no-print-directory all
+
+# The main job: a short whole-server CPU profile with its answer and flame graph.
+RUN_OUT ?= out/server-cpu
+run: build
+	$(Q)$(BIN) capture --server --question cpu --duration 10 --out $(RUN_OUT)
+
+test: build
+	$(Q)$(MAKE) --no-print-directory unit integration
+
+unit: $(UNIT_BINS)
+	$(Q)fail=0; for t in $(UNIT_BINS); do \
+		echo "  UNIT     $$t"; $$t || fail=1; \
+	done; exit $$fail
+
+integration: $(BIN) $(WORKLOAD_BINS)
+	$(Q)OUTPUT=$(abspath $(OUTPUT)) BIN=$(abspath $(BIN)) tests/integration/run.sh
+
+fuzz: $(FUZZ_BINS)
+	$(Q)for f in $(FUZZ_BINS); do \
+		n=$$(basename $$f); mkdir -p $(OUTPUT)/corpus/$$n; \
+		echo "  FUZZ     $$n ($(FUZZ_SECONDS) s)"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(OUTPUT)/corpus/$$n \
+			$$( [ -d tests/fuzz/corpus/$$n ] && echo tests/fuzz/corpus/$$n ) 2>&1 | tail -3 || exit 1; \
+	done
+
+bench: build
+	$(Q)BIN=$(abspath $(BIN)) OUTPUT=$(abspath $(OUTPUT)) bench/run.sh
+
+vmlinux:
+	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $(VMLINUX_H)
+
+install: $(BIN)
+	install -D -m 0755 $(BIN) $(DESTDIR)/opt/slideops/profiler/slideops-profiler
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h' | grep -v vmlinux.h)
+
+clean:
+	rm -rf .output .output-san out
+
+$(BIN): $(MAIN_OBJ) $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H) | $(OUTPUT)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -MF $(@:.o=.d) -MT $@ -c $< -o $(@:.o=.tmp.o)
+	$(Q)$(BPFTOOL) gen object $@ $(@:.o=.tmp.o)
+
+$(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+# Each BPF program has exactly one owner in daemon/ (STYLE 6): it waits for its skeleton.
+$(OUTPUT)/obj/daemon/sampler.o: $(OUTPUT)/profile.skel.h
+
+$(OUTPUT)/obj/%.o: %.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(OUTPUT)/tests/test_%: tests/unit/test_%.c $$(call mod_objs,$$*)
+	$(call msg,TEST,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) $^ $(LDLIBS) -lcmocka -o $@
+
+# Fuzz targets are compiled with clang and libFuzzer; their module is compiled alongside.
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -I$(OUTPUT) -fsanitize=fuzzer,address,undefined
+$(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(call mod_objs,$$*)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $< $(patsubst $(OUTPUT)/obj/%.o,%.c,$(filter $(OUTPUT)/obj/%,$^)) \
+		$(LDLIBS) -o $@
+
+$(OUTPUT)/workloads/%: tests/workloads/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE $< -o $@ -lpthread $(WORKLOAD_LDFLAGS_$*)
+
+$(OUTPUT)/bpf:
+	$(Q)mkdir -p $@
+
+-include $(shell find $(OUTPUT) -name '*.d' 2>/dev/null)

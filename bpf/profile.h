@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
+/*
+ * profile: on-CPU sampler shared definitions (bpf/profile.bpf.c and daemon/sampler.c).
+ *
+ * Samples are counted in the kernel per (tgid, tid, cgroup, user stack, kernel stack); user
+ * space reads the counts once at the end of a capture. Idle (the swapper, tgid 0) is counted
+ * apart so the busy share of the server is known.
+ */
+#ifndef SLIDEOPS_BPF_PROFILE_H
+#define SLIDEOPS_BPF_PROFILE_H
+
+/* PERF_MAX_STACK_DEPTH: the kernel's limit for bpf_get_stackid() */
+#define PROF_MAX_STACK_DEPTH 127
+/* Map sizes (overridable before load). Stack map: 16384 * 127 * 8 B = 16 MiB of kernel memory. */
+#define PROF_DEFAULT_STACK_ENTRIES 16384
+#define PROF_DEFAULT_COUNT_ENTRIES 40960
+#define PROF_DEFAULT_SEEN_ENTRIES 16384
+#define PROF_COMM_LEN 16
+
+/* Per-CPU statistics, indexes into the `stats` array map. */
+#define PROF_STAT_SAMPLES 0	/* every sample taken, idle included */
+#define PROF_STAT_IDLE 1	/* samples of the idle task */
+#define PROF_STAT_DROP_COUNTS 2	/* count map full: sample lost */
+#define PROF_STAT_DROP_STACKS 3	/* stack map full (-EEXIST/-ENOMEM): stack lost, sample kept */
+#define PROF_STAT_FILTERED 4	/* samples outside the target */
+#define PROF_STAT_MAX 5
+
+struct prof_key {
+	__u32 tgid;
+	__u32 tid;
+	__u64 cgroup_id;	/* cgroup v2 id of the task */
+	__s32 user_stack_id;	/* < 0: no user stack (kernel thread, or lost) */
+	__s32 kern_stack_id;
+};
+
+struct prof_value {
+	__u64 count;
+	char comm[PROF_COMM_LEN];	/* thread name */
+	char pcomm[PROF_COMM_LEN];	/* process name: the thread group leader's */
+};
+
+/* Ring buffer event: a tgid seen for the first time, so user space can snapshot it while it
+ * lives (its maps, its owner). */
+struct prof_new_task {
+	__u32 tgid;
+	__u32 pad;
+	__u64 cgroup_id;
+};
+
+#endif

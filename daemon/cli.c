@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "daemon/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon/capture.h"
+#include "daemon/log.h"
+#include "daemon/preflight.h"
+#include "daemon/question.h"
+#include "profile/report.h"
+
+#define PROG "slideops-profiler"
+#define VERSION "0.1.0"
+
+static volatile sig_atomic_t stop_requested;
+
+static const char usage_text[] =
+	"Usage:\n"
+	"  " PROG " check   [TARGET] [--json]\n"
+	"  " PROG " plan    [TARGET] --question Q [--duration S]\n"
+	"  " PROG " capture [TARGET] --question Q [--duration S] [--out DIR] [--json]\n"
+	"  " PROG " version\n"
+	"TARGET: --server (default) | --pid PID (repeatable)\n"
+	"Q: cpu, wall, threads, locks, memory-growth, memory-held, memory-alloc\n"
+	"S: whole seconds from 1 to 60 (default 30)\n"
+	"See docs/cli.md.\n";
+
+struct cli_args {
+	struct capture_opts opts;
+	const char *question;
+	bool json;
+	bool have_question;
+	char out_default[64];
+};
+
+/* Prints one line "slideops-profiler: <reason>" on stderr and returns @status. */
+static int fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(int status, const char *fmt, ...)
+{
+	char line[1200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, PROG ": %s\n", line);
+	return status;
+}
+
+static int parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct cli_args *a)
+{
+	static const struct option longopts[] = {
+		{ "server", no_argument, NULL, 's' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "question", required_argument, NULL, 'q' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	unsigned long v;
+	int c, q;
+
+	a->opts.duration_s = 30;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			a->opts.target.kind = TARGET_SERVER;
+			break;
+		case 'p':
+			if (parse_uint(optarg, 0x3fffffff, &v) || !v)
+				return fail(CLI_EXIT_USAGE, "--pid needs a process id, not '%s'", optarg);
+			if (a->opts.target.npids >= CAPTURE_MAX_PIDS)
+				return fail(CLI_EXIT_USAGE, "at most %d --pid options", CAPTURE_MAX_PIDS);
+			a->opts.target.kind = TARGET_PIDS;
+			a->opts.target.pids[a->opts.target.npids++] = (uint32_t)v;
+			break;
+		case 'q':
+			q = question_parse(optarg);
+			if (q < 0) {
+				char list[128];
+
+				return fail(CLI_EXIT_USAGE, "unknown question '%s'; choose one of: %s",
+					    optarg, question_list(list, sizeof(list)));
+			}
+			a->opts.question = q;
+			a->have_question = true;
+			break;
+		case 'd':
+			if (parse_uint(optarg, 3600, &v) || v < 1 || v > 60)
+				return fail(CLI_EXIT_USAGE,
+					    "--duration must be a whole number of seconds from 1 to 60, "
+					    "not '%s'", optarg);
+			a->opts.duration_s = (unsigned int)v;
+			break;
+		case 'o':
+			a->opts.out_dir = optarg;
+			break;
+		case 'j':
+			a->json = true;
+			break;
+		case 'F':
+			if (parse_uint(optarg, 1000, &v) || v < 1)
+				return fail(CLI_EXIT_USAGE, "--freq must be from 1 to 1000 Hz");
+			a->opts.freq_hz = (unsigned int)v;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(EXIT_SUCCESS);
+		default:
+			return fail(CLI_EXIT_USAGE, "unknown option '%s'; see '" PROG " --help'",
+				    argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return fail(CLI_EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+struct progress_state {
+	FILE *f;
+	bool tty;
+	int last_step;
+};
+
+static void print_progress(void *ctx, int step, int nsteps, const char *text, double elapsed)
+{
+	struct progress_state *ps = ctx;
+
+	if (ps->tty) {
+		fprintf(ps->f, "\r\033[K[%d/%d] %.100s %.0f s", step, nsteps, text, elapsed);
+		if (step == nsteps)
+			fputc('\n', ps->f);
+	} else if (step != ps->last_step) {
+		fprintf(ps->f, "[%d/%d] %s\n", step, nsteps, text);
+	}
+	ps->last_step = step;
+	fflush(ps->f);
+}
+
+static int cmd_check(struct cli_args *a)
+{
+	struct preflight pf;
+	char msg[2048];
+	int i;
+
+	preflight_check(&pf);
+	if (a->json) {
+		printf("{\"ready\": %s, \"kernel\": \"%s\", \"processor\": \"%s\"}\n",
+		       pf.nreasons ? "false" : "true", pf.kernel, pf.processor);
+	} else {
+		printf("%s\n", preflight_message(&pf, msg, sizeof(msg)));
+		printf("Kernel: %s\nProcessor: %s\nQuestions:\n", pf.kernel, pf.processor);
+		for (i = 0; i < Q_COUNT; i++) {
+			const struct question_info *q = question_info(i);
+
+			printf("  %-14s %-38s %s\n", q->id, q->text,
+			       q->implemented ? "available" : "not available in this build yet");
+		}
+	}
+	return pf.nreasons ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+static int cmd_plan(struct cli_args *a)
+{
+	struct capture_step steps[CAPTURE_MAX_STEPS];
+	char err[512];
+	int i, n;
+
+	if (!a->have_question)
+		return fail(CLI_EXIT_USAGE, "plan needs --question; choose one of: cpu, wall, "
+					    "threads, locks, memory-growth, memory-held, memory-alloc");
+	if (!a->opts.out_dir)
+		a->opts.out_dir = a->out_default;
+	if (capture_validate(&a->opts, err, sizeof(err)))
+		return fail(CLI_EXIT_USAGE, "%s", err);
+	n = capture_plan(&a->opts, steps, CAPTURE_MAX_STEPS);
+	for (i = 0; i < n; i++)
+		printf("%d. %s\n", i + 1, steps[i].text);
+	return EXIT_SUCCESS;
+}
+
+static void print_result(const struct cli_args *a, const struct capture_result *r)
+{
+	const struct report *rep = r->report;
+	size_t i;
+
+	printf("\n%s\n", r->answer);
+	if (r->nnotes) {
+		printf("\nNotes:\n");
+		for (i = 0; i < r->nnotes; i++)
+			printf("  - %s\n", r->notes[i]);
+	}
+	if (rep && rep->nstripped) {
+		printf("\nSome functions have no names, because their binaries were stripped:\n");
+		for (i = 0; i < rep->nstripped; i++)
+			printf("  %s %.0f%% of this profile%s%.12s\n", rep->stripped[i].path,
+			       rep->stripped[i].share, rep->stripped[i].build_id ? ", build " : "",
+			       rep->stripped[i].build_id ? rep->stripped[i].build_id : "");
+	}
+	printf("\nFiles written to %s:\n", a->opts.out_dir);
+	printf("  flamegraph.html    the flame graph (open it in a browser)\n");
+	printf("  profile.pb.gz      pprof (go tool pprof, Pyroscope, Speedscope)\n");
+	printf("  profile.collapsed  collapsed stacks (flamegraph.pl)\n");
+	printf("  summary.json       the answer, groups, notes\n");
+}
+
+static int cmd_capture(struct cli_args *a)
+{
+	struct progress_state ps = { .last_step = -1 };
+	struct capture_result *res = NULL;
+	char err[1024] = "";
+	int ret;
+
+	if (!a->have_question)
+		return fail(CLI_EXIT_USAGE, "capture needs --question; choose one of: cpu, wall, "
+					    "threads, locks, memory-growth, memory-held, memory-alloc");
+	if (!a->opts.out_dir)
+		a->opts.out_dir = a->out_default;
+	ps.f = a->json ? stderr : stdout;
+	ps.tty = isatty(fileno(ps.f));
+	a->opts.progress = print_progress;
+	a->opts.progress_ctx = &ps;
+	a->opts.stop = &stop_requested;
+	install_signals();
+
+	ret = capture_run(&a->opts, &res, err, sizeof(err));
+	if (ret == -EBUSY)
+		return fail(CAPTURE_EXIT_BUSY, "%s", err);
+	if (ret == -EINVAL)
+		return fail(CLI_EXIT_USAGE, "%s", err);
+	if (ret)
+		return fail(EXIT_FAILURE, "%s", err[0] ? err : strerror(-ret));
+	if (a->json) {
+		char path[4096];
+		FILE *f;
+		int c;
+
+		snprintf(path, sizeof(path), "%s/summary.json", a->opts.out_dir);
+		f = fopen(path, "re");
+		if (f) {
+			while ((c = fgetc(f)) != EOF)
+				putchar(c);
+			fclose(f);
+		}
+	} else {
+		print_result(a, res);
+	}
+	capture_result__free(res);
+	return EXIT_SUCCESS;
+}
+
+int cli_main(int argc, char **argv)
+{
+	struct cli_args a = {};
+	const char *cmd;
+	time_t now = time(NULL);
+	struct tm tm;
+	int ret;
+
+	if (argc < 2) {
+		fputs(usage_text, stderr);
+		return CLI_EXIT_USAGE;
+	}
+	cmd = argv[1];
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "help") || !strcmp(cmd, "-h")) {
+		fputs(usage_text, stdout);
+		return EXIT_SUCCESS;
+	}
+	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+		printf(PROG " " VERSION "\n");
+		return EXIT_SUCCESS;
+	}
+	gmtime_r(&now, &tm);
+	strftime(a.out_default, sizeof(a.out_default), "slideops-profile-%Y%m%d-%H%M%S", &tm);
+	ret = parse_args(argc - 1, argv + 1, &a);
+	if (ret)
+		return ret;
+	if (!strcmp(cmd, "check"))
+		return cmd_check(&a);
+	if (!strcmp(cmd, "plan"))
+		return cmd_plan(&a);
+	if (!strcmp(cmd, "capture"))
+		return cmd_capture(&a);
+	return fail(CLI_EXIT_USAGE, "unknown command '%s'; see '" PROG " --help'", cmd);
+}

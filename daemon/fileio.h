@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * fileio: the three ways this agent touches files, each bounded and safe.
+ *
+ * - read_file_bounded(): never trusts a size from the file; stops at @max.
+ * - open_in_root(): opens a path inside another root (a container's /proc/PID/root) as if that
+ *   root were "/": symlinks, ".." and absolute links cannot leave it (openat2 RESOLVE_IN_ROOT).
+ * - atomic_write_file(): temp file in the same directory, fsync, rename, fsync of the directory:
+ *   a reader (or a crash) sees the old file or the whole new one, never a part.
+ * All functions are thread-safe.
+ */
+#ifndef SLIDEOPS_FILEIO_H
+#define SLIDEOPS_FILEIO_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/*
+ * Reads up to @max bytes of @path (relative to @dirfd, AT_FDCWD for cwd) into a new
+ * NUL-terminated buffer the caller frees. Returns 0; -EFBIG if the file holds more than @max
+ * bytes (nothing returned); -ENOENT/-EACCES/... from open or read.
+ */
+int read_file_bounded(int dirfd, const char *path, size_t max, char **out, size_t *out_len);
+
+/* Like read_file_bounded() on an open fd (not closed). */
+int read_fd_bounded(int fd, size_t max, char **out, size_t *out_len);
+
+/*
+ * Opens @path inside @root ("/proc/123/root") with @flags (O_CLOEXEC added). Links are
+ * resolved inside the root; magic links (/proc/self/...) are refused. Returns an fd or -errno
+ * (-EXDEV/-ELOOP for an escape attempt).
+ */
+int open_in_root(const char *root, const char *path, int flags);
+
+typedef int (*fileio_write_fn_t)(void *ctx, FILE *f);
+
+/*
+ * Creates or replaces @path with what @fn writes (mode 0644). Returns 0, or the negative
+ * value @fn returned, or -errno; on failure @path is untouched and no temp file remains.
+ */
+int atomic_write_file(const char *path, fileio_write_fn_t fn, void *ctx);
+
+/* Creates @path and its parents (mode 0755). Returns 0 or -errno. */
+int mkdir_p(const char *path);
+
+#endif

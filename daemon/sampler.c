@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "daemon/sampler.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "bpf/profile.h"
+#include "daemon/fileio.h"
+#include "daemon/log.h"
+#include "profile.skel.h"
+
+_Static_assert(sizeof(struct prof_key) == 24, "prof_key layout is shared with BPF");
+_Static_assert(sizeof(struct prof_value) == 40, "prof_value layout is shared with BPF");
+_Static_assert(sizeof(struct prof_new_task) == 16, "prof_new_task layout is shared with BPF");
+
+struct sampler {
+	struct profile_bpf *skel;
+	struct bpf_link **links;
+	int *pfds;
+	int ncpus;
+	struct ring_buffer *rb;
+	sampler_task_fn_t on_new_task;
+	void *ctx;
+	int cb_err;
+	int delivered;
+};
+
+static int handle_event(void *ctx, void *data, size_t size)
+{
+	struct sampler *s = ctx;
+	const struct prof_new_task *ev = data;
+	int err;
+
+	if (size < sizeof(*ev))
+		return 0;
+	s->delivered++;
+	if (!s->on_new_task)
+		return 0;
+	err = s->on_new_task(s->ctx, ev->tgid, ev->cgroup_id);
+	if (err < 0) {
+		s->cb_err = err;
+		return err;
+	}
+	return 0;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char buf[512];
+	size_t n;
+
+	if (level == LIBBPF_DEBUG && log_get_level() < LOG_DEBUG)
+		return 0;
+	if (level == LIBBPF_INFO && log_get_level() < LOG_DEBUG)
+		return 0;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	n = strlen(buf);
+	while (n && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	log_msg(level == LIBBPF_WARN ? LOG_WARN : LOG_DEBUG, 0, "libbpf: %s", buf);
+	return 0;
+}
+
+static int fill_filters(struct sampler *s, const struct sampler_opts *opts)
+{
+	__u8 one = 1;
+	size_t i;
+	int fd, err;
+
+	fd = bpf_map__fd(s->skel->maps.target_tgids);
+	for (i = 0; i < opts->ntgids; i++) {
+		__u32 tgid = opts->tgids[i];
+
+		if (bpf_map_update_elem(fd, &tgid, &one, BPF_ANY)) {
+			err = -errno;
+			return pr_err_errno(err, "adding tgid %u to the filter", tgid);
+		}
+	}
+	fd = bpf_map__fd(s->skel->maps.target_cgroups);
+	for (i = 0; i < opts->ncgroup_ids; i++) {
+		__u64 id = opts->cgroup_ids[i];
+
+		if (bpf_map_update_elem(fd, &id, &one, BPF_ANY)) {
+			err = -errno;
+			return pr_err_errno(err, "adding cgroup %llu to the filter",
+					    (unsigned long long)id);
+		}
+	}
+	return 0;
+}
+
+/* Parses a CPU list ("0-3,5\n") into a mask of *n entries (highest CPU + 1). */
+static int parse_cpu_list(const char *s, bool **mask, int *n)
+{
+	bool *m = NULL, *tmp;
+	int cap = 0, lo, hi, c;
+	char *end;
+
+	*n = 0;
+	while (*s && *s != '\n') {
+		lo = (int)strtol(s, &end, 10);
+		if (end == s || lo < 0 || lo > 65535)
+			goto err_inval;
+		hi = lo;
+		s = end;
+		if (*s == '-') {
+			hi = (int)strtol(s + 1, &end, 10);
+			if (end == s + 1 || hi < lo || hi > 65535)
+				goto err_inval;
+			s = end;
+		}
+		if (hi + 1 > cap) {
+			tmp = realloc(m, (hi + 1) * sizeof(*m));
+			if (!tmp) {
+				free(m);
+				return -ENOMEM;
+			}
+			memset(tmp + cap, 0, (hi + 1 - cap) * sizeof(*m));
+			m = tmp;
+			cap = hi + 1;
+		}
+		for (c = lo; c <= hi; c++)
+			m[c] = true;
+		if (*s == ',')
+			s++;
+	}
+	if (!cap)
+		goto err_inval;
+	*mask = m;
+	*n = cap;
+	return 0;
+err_inval:
+	free(m);
+	return -EINVAL;
+}
+
+static int online_cpus(bool **mask, int *n)
+{
+	char *buf;
+	int err;
+
+	err = read_file_bounded(AT_FDCWD, "/sys/devices/system/cpu/online", 4096, &buf, NULL);
+	if (err)
+		return err;
+	err = parse_cpu_list(buf, mask, n);
+	free(buf);
+	return err;
+}
+
+static int attach_cpus(struct sampler *s, unsigned int freq)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(attr),
+		.sample_freq = freq,
+		.freq = 1,
+	};
+	bool *online = NULL;
+	int ncpus, cpu, fd, err, attached = 0;
+
+	err = online_cpus(&online, &ncpus);
+	if (err)
+		return pr_err_errno(err, "reading the online CPUs");
+	s->ncpus = ncpus;
+	s->links = calloc(ncpus, sizeof(*s->links));
+	s->pfds = malloc(ncpus * sizeof(*s->pfds));
+	if (!s->links || !s->pfds) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (cpu = 0; cpu < ncpus; cpu++)
+		s->pfds[cpu] = -1;
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		if (!online[cpu])
+			continue;
+		fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			err = -errno;
+			pr_err_errno(err, "perf_event_open(cpu-clock, cpu=%d)", cpu);
+			goto out;
+		}
+		s->pfds[cpu] = fd;
+		s->links[cpu] = bpf_program__attach_perf_event(s->skel->progs.on_cpu_sample, fd);
+		if (!s->links[cpu]) {
+			err = -errno;
+			s->links[cpu] = NULL;
+			pr_err_errno(err, "attaching the sampler to cpu %d", cpu);
+			goto out;
+		}
+		attached++;
+	}
+	err = attached ? 0 : -ENODEV;
+out:
+	free(online);
+	return err;
+}
+
+int sampler__new(const struct sampler_opts *opts, struct sampler **out)
+{
+	struct sampler_opts defaults = {};
+	struct sampler *s;
+	int err;
+
+	if (!opts)
+		opts = &defaults;
+	libbpf_set_print(libbpf_print);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->on_new_task = opts->on_new_task;
+	s->ctx = opts->ctx;
+
+	s->skel = profile_bpf__open();
+	if (!s->skel) {
+		err = -errno;
+		pr_err_errno(err, "opening the BPF sampler");
+		goto err_free;
+	}
+	s->skel->rodata->filter_tgids = opts->ntgids > 0;
+	s->skel->rodata->filter_cgroups = opts->ncgroup_ids > 0;
+	if (opts->stack_entries)
+		bpf_map__set_max_entries(s->skel->maps.stacks, opts->stack_entries);
+	if (opts->count_entries)
+		bpf_map__set_max_entries(s->skel->maps.counts, opts->count_entries);
+
+	err = profile_bpf__load(s->skel);
+	if (err) {
+		pr_err_errno(err, "loading the BPF sampler");
+		goto err_free;
+	}
+	err = fill_filters(s, opts);
+	if (err)
+		goto err_free;
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), handle_event, s, NULL);
+	if (!s->rb) {
+		err = -errno;
+		pr_err_errno(err, "creating the ring buffer");
+		goto err_free;
+	}
+	err = attach_cpus(s, opts->freq_hz ? opts->freq_hz : 99);
+	if (err)
+		goto err_free;
+	*out = s;
+	return 0;
+
+err_free:
+	sampler__free(s);
+	return err;
+}
+
+static void detach(struct sampler *s)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < s->ncpus; cpu++) {
+		if (s->links && s->links[cpu]) {
+			bpf_link__destroy(s->links[cpu]);
+			s->links[cpu] = NULL;
+		}
+		if (s->pfds && s->pfds[cpu] >= 0) {
+			close(s->pfds[cpu]);
+			s->pfds[cpu] = -1;
+		}
+	}
+}
+
+void sampler__free(struct sampler *s)
+{
+	if (!s)
+		return;
+	detach(s);
+	free(s->links);
+	free(s->pfds);
+	ring_buffer__free(s->rb);
+	profile_bpf__destroy(s->skel);
+	free(s);
+}
+
+int sampler__poll(struct sampler *s, int timeout_ms)
+{
+	int err;
+
+	s->delivered = 0;
+	s->cb_err = 0;
+	err = ring_buffer__poll(s->rb, timeout_ms);
+	if (s->cb_err)
+		return s->cb_err;
+	if (err < 0 && err != -EINTR)
+		return err;
+	return s->delivered;
+}
+
+int sampler__stop(struct sampler *s)
+{
+	int err;
+
+	detach(s);
+	s->cb_err = 0;
+	err = ring_buffer__consume(s->rb);
+	if (s->cb_err)
+		return s->cb_err;
+	return err < 0 ? err : 0;
+}
+
+static int read_stack(int fd, __s32 id, uint64_t *ips, size_t *n)
+{
+	size_t i;
+
+	*n = 0;
+	if (id < 0)
+		return id;
+	if (bpf_map_lookup_elem(fd, &id, ips))
+		return -errno;
+	for (i = 0; i < PROF_MAX_STACK_DEPTH && ips[i]; i++)
+		;
+	*n = i;
+	return 0;
+}
+
+int sampler__drain(struct sampler *s, sampler_sample_fn_t fn, void *ctx)
+{
+	uint64_t ustack[PROF_MAX_STACK_DEPTH], kstack[PROF_MAX_STACK_DEPTH];
+	int counts_fd = bpf_map__fd(s->skel->maps.counts);
+	int stacks_fd = bpf_map__fd(s->skel->maps.stacks);
+	struct prof_key key, next, *prev = NULL;
+	struct prof_value val;
+	struct sampler_sample smp;
+	char comm[PROF_COMM_LEN + 1], pcomm[PROF_COMM_LEN + 1];
+	int err;
+
+	while (bpf_map_get_next_key(counts_fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(counts_fd, &key, &val))
+			continue;
+		memcpy(comm, val.comm, PROF_COMM_LEN);
+		comm[PROF_COMM_LEN] = '\0';
+		memcpy(pcomm, val.pcomm, PROF_COMM_LEN);
+		pcomm[PROF_COMM_LEN] = '\0';
+		memset(&smp, 0, sizeof(smp));
+		smp.tgid = key.tgid;
+		smp.tid = key.tid;
+		smp.cgroup_id = key.cgroup_id;
+		smp.comm = comm;
+		smp.pcomm = pcomm[0] ? pcomm : comm;
+		smp.count = val.count;
+		smp.ustack_err = read_stack(stacks_fd, key.user_stack_id, ustack, &smp.nustack);
+		read_stack(stacks_fd, key.kern_stack_id, kstack, &smp.nkstack);
+		smp.ustack = ustack;
+		smp.kstack = kstack;
+		err = fn(ctx, &smp);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+int sampler__stats(struct sampler *s, struct sampler_stats *out)
+{
+	int fd = bpf_map__fd(s->skel->maps.stats);
+	int ncpus = libbpf_num_possible_cpus();
+	__u64 *vals, sums[PROF_STAT_MAX] = {};
+	__u32 i;
+	int c;
+
+	if (ncpus < 0)
+		return ncpus;
+	vals = calloc(ncpus, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (i = 0; i < PROF_STAT_MAX; i++) {
+		if (bpf_map_lookup_elem(fd, &i, vals))
+			continue;
+		for (c = 0; c < ncpus; c++)
+			sums[i] += vals[c];
+	}
+	free(vals);
+	memset(out, 0, sizeof(*out));
+	out->samples = sums[PROF_STAT_SAMPLES];
+	out->idle = sums[PROF_STAT_IDLE];
+	out->lost_counts = sums[PROF_STAT_DROP_COUNTS];
+	out->lost_stacks = sums[PROF_STAT_DROP_STACKS];
+	out->filtered = sums[PROF_STAT_FILTERED];
+	out->ncpus = s->ncpus;
+	return 0;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * collapsed: Brendan Gregg's folded stacks, one line per stack, root first:
+ *   owner;process;frame;frame;... count
+ * Owner and process lead only when the profile's owner_root option is set (server profiles).
+ * The count is value 0 of the samples. ';' in names is replaced, so lines always parse back.
+ * Details: ';' becomes ':' and control characters '_'; a missing owner is "Other processes", a
+ * missing process or an empty stack "[unknown]"; lines with the same text are merged (counts
+ * summed), lines summing to 0 are left out, and lines are sorted (byte order) for stable output.
+ */
+#ifndef SLIDEOPS_COLLAPSED_H
+#define SLIDEOPS_COLLAPSED_H
+
+#include <stdio.h>
+
+struct profile;
+
+/* Writes @p to @f. Returns the number of lines, or -errno on a write error. */
+int collapsed_write(const struct profile *p, FILE *f);
+/* Writes to @path atomically (temp file, fsync, rename). Returns 0 or -errno. */
+int collapsed_write_file(const struct profile *p, const char *path);
+
+#endif

@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "profile/report.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile/profile.h"
+
+/* A small string-keyed accumulator: open addressing, grows at 50% load. */
+struct acc_entry {
+	char *key;
+	uint32_t pid;
+	int64_t value;
+	void *sub;	/* per-group: process accumulator; per-process: function accumulator */
+	char *extra;	/* process name, or build id */
+};
+
+struct acc {
+	struct acc_entry *slots;
+	size_t cap, len;
+};
+
+static uint64_t hash_key(const char *s, uint32_t pid)
+{
+	uint64_t h = 1469598103934665603ULL ^ pid;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static void acc_free(struct acc *a, int depth)
+{
+	size_t i;
+
+	if (!a)
+		return;
+	for (i = 0; i < a->cap; i++) {
+		if (!a->slots[i].key)
+			continue;
+		free(a->slots[i].key);
+		free(a->slots[i].extra);
+		if (depth > 0)
+			acc_free(a->slots[i].sub, depth - 1);
+	}
+	free(a->slots);
+	free(a);
+}
+
+static int acc_grow(struct acc *a)
+{
+	size_t ncap = a->cap ? a->cap * 2 : 16, i, j;
+	struct acc_entry *ns = calloc(ncap, sizeof(*ns));
+
+	if (!ns)
+		return -ENOMEM;
+	for (i = 0; i < a->cap; i++) {
+		if (!a->slots[i].key)
+			continue;
+		j = hash_key(a->slots[i].key, a->slots[i].pid) & (ncap - 1);
+		while (ns[j].key)
+			j = (j + 1) & (ncap - 1);
+		ns[j] = a->slots[i];
+	}
+	free(a->slots);
+	a->slots = ns;
+	a->cap = ncap;
+	return 0;
+}
+
+/* Finds or inserts (key, pid); returns the entry or NULL on ENOMEM. */
+static struct acc_entry *acc_get(struct acc *a, const char *key, uint32_t pid)
+{
+	size_t j;
+
+	if ((a->len + 1) * 2 > a->cap && acc_grow(a))
+		return NULL;
+	j = hash_key(key, pid) & (a->cap - 1);
+	while (a->slots[j].key) {
+		if (a->slots[j].pid == pid && !strcmp(a->slots[j].key, key))
+			return &a->slots[j];
+		j = (j + 1) & (a->cap - 1);
+	}
+	a->slots[j].key = strdup(key);
+	if (!a->slots[j].key)
+		return NULL;
+	a->slots[j].pid = pid;
+	a->len++;
+	return &a->slots[j];
+}
+
+static int cmp_entry_desc(const void *x, const void *y)
+{
+	const struct acc_entry *a = *(const struct acc_entry *const *)x;
+	const struct acc_entry *b = *(const struct acc_entry *const *)y;
+
+	if (a->value != b->value)
+		return a->value < b->value ? 1 : -1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return strcmp(a->key, b->key);
+}
+
+/* Entries of @a sorted by value, descending (borrowed pointers). */
+static struct acc_entry **acc_sorted(const struct acc *a)
+{
+	struct acc_entry **v = calloc(a->len ? a->len : 1, sizeof(*v));
+	size_t i, n = 0;
+
+	if (!v)
+		return NULL;
+	for (i = 0; i < a->cap; i++)
+		if (a->slots[i].key)
+			v[n++] = &a->slots[i];
+	qsort(v, n, sizeof(*v), cmp_entry_desc);
+	return v;
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+bool report_is_system_dso(const char *path)
+{
+	static const char *const prefixes[] = {
+		"libc.so", "libc-", "ld-linux", "ld-musl", "libpthread", "libm.so", "libm-",
+		"libdl", "librt", "libgcc_s", "libstdc++", "libc++", "libz.so", "libcrypto",
+		"libssl", "libpython", "libjvm", "libruby", "libnode", "libv8", "libjli",
+		"libgo.so", "libunwind", "libresolv", "libnss_", "libselinux", "libsystemd",
+	};
+	const char *b;
+	size_t i;
+
+	if (!path || !*path)
+		return false;
+	if (path[0] == '[')
+		return true;	/* [kernel.kallsyms], [vdso], [vsyscall] */
+	b = basename_of(path);
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(b, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+static bool frame_is_system(const struct prof_frame_info *f)
+{
+	if (f->lang == PROF_LANG_KERNEL || f->lang == PROF_LANG_OWNER)
+		return true;
+	return report_is_system_dso(f->mapping);
+}
+
+/* The frame a sample is "spent in": the leaf-most frame of the application. */
+static const struct prof_frame_info *attributed_frame(const struct profile *p,
+						      const struct prof_sample *s)
+{
+	const struct prof_frame_info *f, *leaf = NULL;
+	size_t i;
+
+	for (i = 0; i < s->nframes; i++) {
+		f = profile__frame_info(p, s->frames[i]);
+		if (!f || f->lang == PROF_LANG_OWNER)
+			continue;
+		if (!leaf)
+			leaf = f;
+		if (!frame_is_system(f))
+			return f;
+	}
+	return leaf;
+}
+
+static char *top_key(struct acc *funcs)
+{
+	struct acc_entry **v;
+	char *s = NULL;
+
+	if (!funcs || !funcs->len)
+		return NULL;
+	v = acc_sorted(funcs);
+	if (v)
+		s = strdup(v[0]->key);
+	free(v);
+	return s;
+}
+
+static double pct(int64_t v, int64_t total)
+{
+	return total > 0 ? 100.0 * (double)v / (double)total : 0.0;
+}
+
+void report__free(struct report *r)
+{
+	size_t i, j;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->ngroups; i++) {
+		free(r->groups[i].owner);
+		free(r->groups[i].top_function);
+		for (j = 0; j < r->groups[i].nprocs; j++) {
+			free(r->groups[i].procs[j].name);
+			free(r->groups[i].procs[j].top_function);
+		}
+		free(r->groups[i].procs);
+	}
+	free(r->groups);
+	for (i = 0; i < r->ntop; i++)
+		free(r->top[i].name);
+	free(r->top);
+	for (i = 0; i < r->nstripped; i++) {
+		free(r->stripped[i].path);
+		free(r->stripped[i].build_id);
+	}
+	free(r->stripped);
+	free(r);
+}
+
+struct report_acc {
+	struct acc *groups;	/* owner -> (sub: acc of processes -> (sub: acc of functions)) */
+	struct acc *gfuncs;	/* owner -> (sub: acc of functions) */
+	struct acc *funcs;
+	struct acc *stripped;
+	int64_t unnamed;
+};
+
+static struct acc *sub_acc(struct acc_entry *e)
+{
+	if (!e->sub)
+		e->sub = calloc(1, sizeof(struct acc));
+	return e->sub;
+}
+
+static int add_value(struct acc *a, const char *key, uint32_t pid, int64_t v,
+		     struct acc_entry **out)
+{
+	struct acc_entry *e = acc_get(a, key, pid);
+
+	if (!e)
+		return -ENOMEM;
+	e->value += v;
+	if (out)
+		*out = e;
+	return 0;
+}
+
+static int account_sample(const struct profile *p, const struct prof_sample *s, int64_t v,
+			  struct report_acc *ra, struct report *r)
+{
+	const struct prof_frame_info *f = attributed_frame(p, s);
+	const char *owner = s->labels && s->labels->owner ? s->labels->owner : "Other processes";
+	const char *pname = s->labels && s->labels->process ? s->labels->process : "?";
+	uint32_t pid = s->labels ? s->labels->pid : 0;
+	struct acc_entry *g, *pe, *gf;
+	struct acc *procs, *pfuncs, *gfuncs;
+	char fname[512];
+	size_t i, j;
+
+	if (f)
+		profile_frame_display(f, fname, sizeof(fname));
+	else
+		snprintf(fname, sizeof(fname), "[unknown]");
+	if (!f || !f->function)
+		ra->unnamed += v;
+	if (s->labels)
+		r->languages |= 1u << s->labels->lang;
+	for (i = 0; i < s->nframes; i++) {
+		const struct prof_frame_info *fi = profile__frame_info(p, s->frames[i]);
+
+		if (fi)
+			r->languages |= 1u << fi->lang;
+	}
+	r->languages &= ~(1u << PROF_LANG_OWNER);
+
+	if (add_value(ra->groups, owner, 0, v, &g) || add_value(ra->funcs, fname, 0, v, NULL))
+		return -ENOMEM;
+	procs = sub_acc(g);
+	if (!procs || add_value(procs, pname, pid, v, &pe))
+		return -ENOMEM;
+	pfuncs = sub_acc(pe);
+	if (!pfuncs || add_value(pfuncs, fname, 0, v, NULL))
+		return -ENOMEM;
+	if (add_value(ra->gfuncs, owner, 0, 0, &gf))
+		return -ENOMEM;
+	gfuncs = sub_acc(gf);
+	if (!gfuncs || add_value(gfuncs, fname, 0, v, NULL))
+		return -ENOMEM;
+
+	/* stripped binaries: counted once per sample that has a frame in them */
+	for (i = 0; i < s->nframes; i++) {
+		const struct prof_frame_info *fi = profile__frame_info(p, s->frames[i]);
+		bool dup = false;
+
+		if (!fi || !fi->unnamed_stripped || !fi->mapping || report_is_system_dso(fi->mapping))
+			continue;
+		for (j = 0; j < i && !dup; j++) {
+			const struct prof_frame_info *fj = profile__frame_info(p, s->frames[j]);
+
+			dup = fj && fj->unnamed_stripped && fj->mapping &&
+			      !strcmp(fj->mapping, fi->mapping);
+		}
+		if (dup)
+			continue;
+		if (add_value(ra->stripped, fi->mapping, 0, v, &pe))
+			return -ENOMEM;
+		if (!pe->extra && fi->build_id)
+			pe->extra = strdup(fi->build_id);
+	}
+	return 0;
+}
+
+static int build_groups(struct report *r, struct report_acc *ra, const struct report_opts *o)
+{
+	struct acc_entry **gv, **pv, *gf;
+	size_t i, j, np;
+	int err = -ENOMEM;
+
+	gv = acc_sorted(ra->groups);
+	if (!gv)
+		return -ENOMEM;
+	r->groups = calloc(ra->groups->len ? ra->groups->len : 1, sizeof(*r->groups));
+	if (!r->groups)
+		goto out;
+	for (i = 0; i < ra->groups->len; i++) {
+		struct report_group *g = &r->groups[r->ngroups++];
+		struct acc *procs = gv[i]->sub;
+
+		g->owner = strdup(gv[i]->key);
+		g->value = gv[i]->value;
+		g->share = pct(g->value, r->total);
+		gf = acc_get(ra->gfuncs, gv[i]->key, 0);
+		g->top_function = gf ? top_key(gf->sub) : NULL;
+		if (!g->owner)
+			goto out;
+		if (!procs)
+			continue;
+		pv = acc_sorted(procs);
+		if (!pv)
+			goto out;
+		np = procs->len < o->max_processes ? procs->len : o->max_processes;
+		g->procs = calloc(np ? np : 1, sizeof(*g->procs));
+		if (!g->procs) {
+			free(pv);
+			goto out;
+		}
+		for (j = 0; j < np; j++) {
+			struct report_process *rp = &g->procs[g->nprocs++];
+
+			rp->pid = pv[j]->pid;
+			rp->name = strdup(pv[j]->key);
+			rp->value = pv[j]->value;
+			rp->share = pct(rp->value, r->total);
+			rp->top_function = top_key(pv[j]->sub);
+		}
+		free(pv);
+	}
+	err = 0;
+out:
+	free(gv);
+	return err;
+}
+
+static int build_lists(struct report *r, struct report_acc *ra, const struct report_opts *o)
+{
+	struct acc_entry **v;
+	size_t i, n;
+
+	v = acc_sorted(ra->funcs);
+	if (!v)
+		return -ENOMEM;
+	n = ra->funcs->len < o->max_top ? ra->funcs->len : o->max_top;
+	r->top = calloc(n ? n : 1, sizeof(*r->top));
+	if (!r->top) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		r->top[i].name = strdup(v[i]->key);
+		r->top[i].value = v[i]->value;
+		r->top[i].share = pct(v[i]->value, r->total);
+		r->ntop++;
+	}
+	free(v);
+
+	v = acc_sorted(ra->stripped);
+	if (!v)
+		return -ENOMEM;
+	r->stripped = calloc(ra->stripped->len ? ra->stripped->len : 1, sizeof(*r->stripped));
+	if (!r->stripped) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < ra->stripped->len; i++) {
+		if (pct(v[i]->value, r->total) < o->stripped_min_share)
+			break;
+		r->stripped[i].path = strdup(v[i]->key);
+		r->stripped[i].build_id = v[i]->extra ? strdup(v[i]->extra) : NULL;
+		r->stripped[i].value = v[i]->value;
+		r->stripped[i].share = pct(v[i]->value, r->total);
+		r->nstripped++;
+	}
+	free(v);
+	return 0;
+}
+
+int report__new(const struct profile *p, const struct report_opts *opts, struct report **out)
+{
+	struct report_opts o = opts ? *opts : (struct report_opts){};
+	struct report_acc ra = {};
+	struct prof_sample s;
+	struct report *r;
+	size_t i;
+	int err = -ENOMEM;
+
+	if (!o.max_processes)
+		o.max_processes = 10;
+	if (!o.max_top)
+		o.max_top = 20;
+	if (o.stripped_min_share <= 0)
+		o.stripped_min_share = 1.0;
+	r = calloc(1, sizeof(*r));
+	ra.groups = calloc(1, sizeof(struct acc));
+	ra.gfuncs = calloc(1, sizeof(struct acc));
+	ra.funcs = calloc(1, sizeof(struct acc));
+	ra.stripped = calloc(1, sizeof(struct acc));
+	if (!r || !ra.groups || !ra.gfuncs || !ra.funcs || !ra.stripped)
+		goto out;
+	r->total = profile__total(p, o.value_index);
+	for (i = 0; i < profile__nsamples(p); i++) {
+		if (profile__sample(p, i, &s))
+			continue;
+		err = account_sample(p, &s, s.values[o.value_index], &ra, r);
+		if (err)
+			goto out;
+	}
+	r->unnamed_share = pct(ra.unnamed, r->total);
+	err = build_groups(r, &ra, &o);
+	if (!err)
+		err = build_lists(r, &ra, &o);
+out:
+	acc_free(ra.groups, 2);
+	acc_free(ra.gfuncs, 1);
+	acc_free(ra.funcs, 0);
+	acc_free(ra.stripped, 0);
+	if (err) {
+		report__free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+static int round_pct(double v)
+{
+	return (int)(v + 0.5);
+}
+
+int report_answer(const struct report *r, unsigned int seconds, const char *what,
+		  const char *where, char *buf, size_t size)
+{
+	const struct report_group *g;
+	int n;
+
+	if (!r->ngroups || r->total <= 0)
+		return snprintf(buf, size, "Over %u second%s, nothing used %s %s: no samples were taken.",
+				seconds, seconds == 1 ? "" : "s", what, where);
+	g = &r->groups[0];
+	n = snprintf(buf, size, "Over %u second%s, %s used %d%% of %s %s, most of it in %s.",
+		     seconds, seconds == 1 ? "" : "s", g->owner, round_pct(g->share), what, where,
+		     g->top_function ? g->top_function : "[unknown]");
+	if (r->ngroups > 1 && n >= 0)
+		n += snprintf((size_t)n < size ? buf + n : NULL, (size_t)n < size ? size - n : 0,
+			      " Next was %s, at %d%%.", r->groups[1].owner,
+			      round_pct(r->groups[1].share));
+	return n;
+}

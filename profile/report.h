@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * report: what a profile says, in numbers and in words: shares by owner and process, the top
+ * function of each ("of yours": the leaf-most frame outside the kernel and system libraries),
+ * stripped binaries worth a card, and the answer sentence of seed 001.
+ *
+ * Pure computation over a profile; no I/O. The report owns all its strings.
+ */
+#ifndef SLIDEOPS_REPORT_H
+#define SLIDEOPS_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct profile;
+
+struct report_process {
+	uint32_t pid;
+	char *name;
+	int64_t value;
+	double share;		/* percent of the report total */
+	char *top_function;	/* NULL if no frame */
+};
+
+struct report_group {
+	char *owner;		/* "Service billing" */
+	int64_t value;
+	double share;
+	char *top_function;
+	struct report_process *procs;	/* sorted by value, at most opts.max_processes */
+	size_t nprocs;
+};
+
+struct report_function {
+	char *name;
+	int64_t value;
+	double share;
+};
+
+struct report_stripped {
+	char *path;
+	char *build_id;		/* NULL if the binary has none */
+	int64_t value;
+	double share;
+};
+
+struct report {
+	int64_t total;		/* sum of value opts.value_index */
+	struct report_group *groups;	/* sorted by value, descending */
+	size_t ngroups;
+	struct report_function *top;	/* top functions over the whole profile */
+	size_t ntop;
+	struct report_stripped *stripped;	/* stripped binaries with >= stripped_min_share */
+	size_t nstripped;
+	double unnamed_share;	/* percent of samples whose attributed frame has no name */
+	unsigned int languages;	/* bit (1 << enum prof_lang) for each language seen */
+};
+
+struct report_opts {
+	size_t value_index;	/* which sample value; default 0 */
+	size_t max_processes;	/* per group; default 10 */
+	size_t max_top;		/* default 20 */
+	double stripped_min_share;	/* percent; default 1.0 */
+};
+
+/* Computes the report. Returns 0 or -ENOMEM. The caller frees it with report__free(). */
+int report__new(const struct profile *p, const struct report_opts *opts, struct report **out);
+void report__free(struct report *r);
+
+/*
+ * True when a binary path is a language runtime or a system library (libc, ld.so, libstdc++,
+ * libpython, libjvm, ...): never the function "of yours", never listed as stripped.
+ */
+bool report_is_system_dso(const char *path);
+
+/*
+ * The answer, e.g. "Over 10 seconds, Unit billing-worker.service used 54% of the CPU time on
+ * this server, most of it in build_report. Next was Service checkout, at 14%."
+ * @what is the measured quantity ("the CPU time"), @where the scope ("on this server").
+ * Writes to @buf (truncated). Returns the length it needed, as snprintf.
+ */
+int report_answer(const struct report *r, unsigned int seconds, const char *what,
+		  const char *where, char *buf, size_t size);
+
+#endif

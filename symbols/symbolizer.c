@@ -1,0 +1,709 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "symbols/symbolizer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon/fileio.h"
+#include "daemon/log.h"
+#include "symbols/elf_symtab.h"
+#include "symbols/kallsyms.h"
+#include "symbols/procmaps.h"
+
+#define DEFAULT_PROC_ROOT "/proc"
+#define DEFAULT_MAX_DSOS 512
+#define DEFAULT_MAX_PROCESSES 8192
+/* The vdso is two to four pages; anything much larger is not one. */
+#define VDSO_MAX_BYTES (1u << 20)
+
+struct list {
+	struct list *prev, *next;
+};
+
+#define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
+
+static void list_init(struct list *l)
+{
+	l->prev = l->next = l;
+}
+
+static void list_del(struct list *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	list_init(n);
+}
+
+/* Adds @n at the tail of @head (the most recently used end). */
+static void list_add_tail(struct list *n, struct list *head)
+{
+	n->prev = head->prev;
+	n->next = head;
+	head->prev->next = n;
+	head->prev = n;
+}
+
+static void list_move_tail(struct list *n, struct list *head)
+{
+	list_del(n);
+	list_add_tail(n, head);
+}
+
+struct dso_alias;
+
+/* One ELF file's symbols, shared by every mapping of it. */
+struct dso {
+	struct elf_symtab *st;		/* NULL: not a readable ELF (a cached negative answer) */
+	const char *build_id;		/* borrowed from st, or NULL */
+	int refcnt;			/* mappings of process snapshots using it */
+	bool in_bid_hash;
+	struct dso *bid_next;		/* build id hash chain */
+	struct dso_alias *aliases;	/* the (dev, inode) keys that lead here */
+	struct list lru;		/* in symbolizer.dso_lru; head = least recently used */
+};
+
+struct dso_alias {
+	uint64_t dev, ino;
+	struct dso *dso;
+	struct dso_alias *hnext;	/* hash chain */
+	struct dso_alias *dnext;	/* the dso's aliases */
+};
+
+struct pmap {
+	uint64_t start, end, offset;
+	struct dso *dso;		/* a reference, or NULL */
+	uint32_t path;			/* offset in proc.strs */
+	bool vdso;
+};
+
+struct proc {
+	int tgid;
+	struct pmap *maps;		/* executable mappings, sorted by start */
+	size_t n;
+	char *strs;
+	struct proc *hnext;
+	struct list lru;
+};
+
+struct symbolizer {
+	char *proc_root;
+	size_t max_dsos, max_processes;
+
+	struct proc **procs;		/* hash by tgid */
+	size_t procs_mask;
+	struct list proc_lru;
+
+	struct dso **bid_hash;
+	struct dso_alias **alias_hash;
+	size_t dso_mask;
+	struct list dso_lru;
+
+	struct kallsyms *ksyms;
+	int ksyms_err;
+	bool ksyms_tried;
+
+	struct symbolizer_stats stats;
+};
+
+static size_t pow2_at_least(size_t n)
+{
+	size_t p = 64;
+
+	while (p < n && p < ((size_t)1 << 24))
+		p <<= 1;
+	return p;
+}
+
+static size_t hash_u64(uint64_t v)
+{
+	v ^= v >> 33;
+	v *= 0xff51afd7ed558ccdull;
+	v ^= v >> 33;
+	v *= 0xc4ceb9fe1a85ec53ull;
+	v ^= v >> 33;
+	return (size_t)v;
+}
+
+static size_t hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return (size_t)h;
+}
+
+/* ---- DSO cache ---- */
+
+static struct dso *dso_find_bid(struct symbolizer *s, const char *bid)
+{
+	struct dso *d;
+
+	for (d = s->bid_hash[hash_str(bid) & s->dso_mask]; d; d = d->bid_next)
+		if (!strcmp(d->build_id, bid))
+			return d;
+	return NULL;
+}
+
+static struct dso *dso_find_alias(struct symbolizer *s, uint64_t dev, uint64_t ino)
+{
+	struct dso_alias *a;
+
+	for (a = s->alias_hash[hash_u64(dev * 31 + ino) & s->dso_mask]; a; a = a->hnext)
+		if (a->dev == dev && a->ino == ino)
+			return a->dso;
+	return NULL;
+}
+
+static int dso_add_alias(struct symbolizer *s, struct dso *d, uint64_t dev, uint64_t ino)
+{
+	struct dso_alias *a, **b;
+
+	if (!ino || dso_find_alias(s, dev, ino))
+		return 0;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	b = &s->alias_hash[hash_u64(dev * 31 + ino) & s->dso_mask];
+	*a = (struct dso_alias){ .dev = dev, .ino = ino, .dso = d, .hnext = *b, .dnext = d->aliases };
+	*b = a;
+	d->aliases = a;
+	return 0;
+}
+
+static void dso_unhash_bid(struct symbolizer *s, struct dso *d)
+{
+	struct dso **dp;
+
+	if (!d->in_bid_hash)
+		return;
+	for (dp = &s->bid_hash[hash_str(d->build_id) & s->dso_mask]; *dp; dp = &(*dp)->bid_next) {
+		if (*dp == d) {
+			*dp = d->bid_next;
+			break;
+		}
+	}
+	d->in_bid_hash = false;
+}
+
+static void dso_evict(struct symbolizer *s, struct dso *d)
+{
+	struct dso_alias *a, *next, **pp;
+
+	for (a = d->aliases; a; a = next) {
+		next = a->dnext;
+		for (pp = &s->alias_hash[hash_u64(a->dev * 31 + a->ino) & s->dso_mask]; *pp;
+		     pp = &(*pp)->hnext) {
+			if (*pp == a) {
+				*pp = a->hnext;
+				break;
+			}
+		}
+		free(a);
+	}
+	dso_unhash_bid(s, d);
+	list_del(&d->lru);
+	elf_symtab__free(d->st);
+	free(d);
+	s->stats.dsos--;
+}
+
+/* Evicts least recently used, unreferenced DSOs while the cache is over its bound. */
+static void dso_trim(struct symbolizer *s)
+{
+	struct list *l, *next;
+	struct dso *d;
+
+	for (l = s->dso_lru.next; l != &s->dso_lru && s->stats.dsos > s->max_dsos; l = next) {
+		next = l->next;
+		d = container_of(l, struct dso, lru);
+		if (d->refcnt)
+			continue;
+		dso_evict(s, d);
+		s->stats.dso_evictions++;
+	}
+}
+
+static struct dso *dso_get(struct symbolizer *s, struct dso *d)
+{
+	d->refcnt++;
+	list_move_tail(&d->lru, &s->dso_lru);
+	return d;
+}
+
+static void dso_put(struct dso *d)
+{
+	if (!d)
+		return;
+	d->refcnt--;
+}
+
+/* Takes ownership of @st (may be NULL). Returns the new, cached, unreferenced DSO or NULL. */
+static struct dso *dso_insert(struct symbolizer *s, struct elf_symtab *st)
+{
+	struct dso *d, **b;
+
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		elf_symtab__free(st);
+		return NULL;
+	}
+	d->st = st;
+	d->build_id = elf_symtab__build_id(st);
+	list_init(&d->lru);
+	list_add_tail(&d->lru, &s->dso_lru);
+	if (d->build_id) {
+		b = &s->bid_hash[hash_str(d->build_id) & s->dso_mask];
+		d->bid_next = *b;
+		*b = d;
+		d->in_bid_hash = true;
+	}
+	s->stats.dsos++;
+	return d;
+}
+
+/* ---- opening mapped files ---- */
+
+static int open_mapped_file(struct symbolizer *s, int tgid, const struct procmaps_entry *e)
+{
+	char path[PATH_MAX];
+	struct stat sb;
+	int fd, err;
+
+	/* map_files opens the mapped file itself (even deleted) without walking any path. */
+	snprintf(path, sizeof(path), "%s/%d/map_files/%" PRIx64 "-%" PRIx64, s->proc_root, tgid,
+		 e->start, e->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd >= 0)
+		return fd;
+	if (e->deleted || e->path[0] != '/')
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/%d/root", s->proc_root, tgid);
+	fd = open_in_root(path, e->path, O_RDONLY);
+	if (fd < 0)
+		return fd;
+	/*
+	 * The path may name a newer file than the mapped one (a package upgrade). Compare the
+	 * low 32 bits of the inode only: overlayfs with xino sets high bits in st_ino.
+	 */
+	if (fstat(fd, &sb) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if ((uint32_t)sb.st_ino != (uint32_t)e->inode) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+/* Returns a referenced DSO for file mapping @e, or NULL if it cannot be read. */
+static struct dso *dso_for_file(struct symbolizer *s, int tgid, const struct procmaps_entry *e)
+{
+	uint64_t dev = (uint64_t)e->dev_major << 32 | e->dev_minor;
+	struct elf_symtab *st = NULL;
+	struct dso *d, *poorer = NULL;
+	struct elf_ident id;
+	int fd, err;
+
+	d = dso_find_alias(s, dev, e->inode);
+	if (d) {
+		s->stats.dso_hits++;
+		return dso_get(s, d);
+	}
+	fd = open_mapped_file(s, tgid, e);
+	if (fd < 0) {
+		s->stats.dso_open_failures++;
+		pr_debug_errno(fd, "symbolizer: open tgid=%d path=%s", tgid, e->path);
+		return NULL;
+	}
+	/*
+	 * The same build in another container (another inode): reuse it, unless this copy has
+	 * a .symtab the cached one lacks. Then the richer one takes over the build id; the
+	 * poorer one lives on for the mappings that use it.
+	 */
+	if (!elf_read_ident(fd, &id) && id.build_id[0]) {
+		poorer = dso_find_bid(s, id.build_id);
+		if (poorer && (!elf_symtab__stripped(poorer->st) || !id.has_symtab)) {
+			close(fd);
+			s->stats.dso_hits++;
+			if (dso_add_alias(s, poorer, dev, e->inode))
+				return NULL;
+			return dso_get(s, poorer);
+		}
+	}
+	err = elf_symtab__from_fd(fd, NULL, &st);
+	close(fd);
+	if (err == -ENOMEM)
+		return NULL;
+	s->stats.dso_loads++;
+	if (err)
+		pr_debug_errno(err, "symbolizer: load tgid=%d path=%s", tgid, e->path);
+	else if (poorer)
+		dso_unhash_bid(s, poorer);
+	/* A failed parse is cached too (st NULL): the file will not be read again. */
+	d = dso_insert(s, err ? NULL : st);
+	if (!d)
+		return NULL;
+	if (dso_add_alias(s, d, dev, e->inode)) {
+		dso_evict(s, d);
+		return NULL;
+	}
+	return dso_get(s, d);
+}
+
+/* The vdso is read from the process memory and shared by build id. */
+static struct dso *dso_for_vdso(struct symbolizer *s, int tgid, const struct procmaps_entry *e)
+{
+	struct elf_symtab *st = NULL;
+	size_t len = e->end - e->start;
+	char path[PATH_MAX];
+	struct dso *d = NULL;
+	const char *bid;
+	ssize_t n;
+	void *buf;
+	int fd;
+
+	if (len > VDSO_MAX_BYTES)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/%d/mem", s->proc_root, tgid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	buf = malloc(len);
+	if (!buf)
+		goto out_close;
+	n = pread(fd, buf, len, (off_t)e->start);
+	if (n > 0 && !elf_symtab__from_memory(buf, (size_t)n, NULL, &st)) {
+		bid = elf_symtab__build_id(st);
+		d = bid ? dso_find_bid(s, bid) : NULL;
+		if (d) {
+			elf_symtab__free(st);
+			s->stats.dso_hits++;
+		} else {
+			s->stats.dso_loads++;
+			d = dso_insert(s, st);
+		}
+		if (d)
+			dso_get(s, d);
+	}
+	free(buf);
+out_close:
+	close(fd);
+	return d;
+}
+
+/* ---- process snapshots ---- */
+
+static void proc_free(struct proc *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->n; i++)
+		dso_put(p->maps[i].dso);
+	free(p->maps);
+	free(p->strs);
+	free(p);
+}
+
+static struct proc **proc_slot(struct symbolizer *s, int tgid)
+{
+	struct proc **pp;
+
+	for (pp = &s->procs[hash_u64((uint64_t)tgid) & s->procs_mask]; *pp; pp = &(*pp)->hnext)
+		if ((*pp)->tgid == tgid)
+			break;
+	return pp;
+}
+
+static void proc_remove(struct symbolizer *s, struct proc *p)
+{
+	struct proc **pp = proc_slot(s, p->tgid);
+
+	if (*pp == p)
+		*pp = p->hnext;
+	list_del(&p->lru);
+	s->stats.processes--;
+	proc_free(p);
+}
+
+struct collect {
+	struct symbolizer *s;
+	struct proc *p;
+	size_t cap;
+	size_t strs_len, strs_cap;
+	uint32_t last_path;
+	int err;
+};
+
+static int add_str(struct collect *c, const char *str, uint32_t *off)
+{
+	size_t len = strlen(str) + 1, cap;
+	char *tmp;
+
+	/* Mappings of one file are adjacent: share the previous copy. */
+	if (c->strs_len && !strcmp(c->p->strs + c->last_path, str)) {
+		*off = c->last_path;
+		return 0;
+	}
+	if (c->strs_len + len > UINT32_MAX)
+		return -E2BIG;
+	if (c->strs_len + len > c->strs_cap) {
+		cap = c->strs_cap ? c->strs_cap * 2 : 1024;
+		while (cap < c->strs_len + len)
+			cap *= 2;
+		tmp = realloc(c->p->strs, cap);
+		if (!tmp)
+			return -ENOMEM;
+		c->p->strs = tmp;
+		c->strs_cap = cap;
+	}
+	memcpy(c->p->strs + c->strs_len, str, len);
+	*off = c->last_path = (uint32_t)c->strs_len;
+	c->strs_len += len;
+	return 0;
+}
+
+static int collect_map(void *ctx, const struct procmaps_entry *e)
+{
+	struct collect *c = ctx;
+	struct proc *p = c->p;
+	struct pmap *m, *tmp;
+	const char *name;
+	int err;
+
+	if (!(e->perms & PROCMAPS_EXEC))
+		return 0;
+	/* The kernel lists mappings sorted and disjoint; keep the snapshot so for bsearch. */
+	if (p->n && e->start < p->maps[p->n - 1].end)
+		return 0;
+	if (p->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 32;
+		tmp = realloc(p->maps, c->cap * sizeof(*tmp));
+		if (!tmp)
+			return -ENOMEM;
+		p->maps = tmp;
+	}
+	m = &p->maps[p->n];
+	*m = (struct pmap){ .start = e->start, .end = e->end, .offset = e->offset };
+	name = e->path[0] ? e->path : "[anon]";
+	err = add_str(c, name, &m->path);
+	if (err)
+		return err;
+	p->n++;
+	m->vdso = !strcmp(e->path, "[vdso]");
+	if (m->vdso)
+		m->dso = dso_for_vdso(c->s, p->tgid, e);
+	else if (e->inode && e->path[0] == '/')
+		m->dso = dso_for_file(c->s, p->tgid, e);
+	return 0;
+}
+
+int symbolizer__add_process(struct symbolizer *s, int tgid)
+{
+	struct collect c = { .s = s };
+	struct proc *p, **slot, *old;
+	int err;
+
+	if (!s || tgid <= 0)
+		return -EINVAL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->tgid = tgid;
+	list_init(&p->lru);
+	c.p = p;
+	err = procmaps_foreach(s->proc_root, tgid, collect_map, &c);
+	if (err < 0) {
+		proc_free(p);
+		dso_trim(s);
+		if (err == -ESRCH)
+			pr_debug("symbolizer: tgid=%d exited before its snapshot", tgid);
+		return err;
+	}
+	slot = proc_slot(s, tgid);
+	old = *slot;
+	if (old)
+		proc_remove(s, old);
+	slot = proc_slot(s, tgid);
+	p->hnext = *slot;
+	*slot = p;
+	list_add_tail(&p->lru, &s->proc_lru);
+	s->stats.processes++;
+	while (s->stats.processes > s->max_processes) {
+		old = container_of(s->proc_lru.next, struct proc, lru);
+		proc_remove(s, old);
+		s->stats.process_evictions++;
+	}
+	dso_trim(s);
+	return 0;
+}
+
+static struct proc *proc_find(struct symbolizer *s, int tgid)
+{
+	return *proc_slot(s, tgid);
+}
+
+int symbolizer__user(struct symbolizer *s, int tgid, uint64_t ip, struct sym_frame *out)
+{
+	struct sym_frame f = { 0 };
+	size_t lo = 0, hi, mid;
+	const struct pmap *m;
+	struct elf_symtab *st;
+	uint64_t off, vaddr;
+	struct proc *p;
+	int err;
+
+	if (!s || !out || tgid <= 0)
+		return -EINVAL;
+	p = proc_find(s, tgid);
+	if (!p) {
+		err = symbolizer__add_process(s, tgid);
+		if (err)
+			return err;
+		p = proc_find(s, tgid);
+		if (!p)
+			return -ESRCH;
+	}
+	list_move_tail(&p->lru, &s->proc_lru);
+	hi = p->n;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (p->maps[mid].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || ip >= p->maps[lo - 1].end)
+		return -ENOENT;
+	m = &p->maps[lo - 1];
+	off = ip - m->start + m->offset;
+	f.dso = p->strs + m->path;
+	f.dso_addr = off;
+	if (m->dso && m->dso->st) {
+		st = m->dso->st;
+		list_move_tail(&m->dso->lru, &s->dso_lru);
+		f.build_id = m->dso->build_id;
+		/*
+		 * Only an ELF we read can be called stripped; the vdso (dynsym only) is the
+		 * kernel's, not a binary anyone could rebuild with symbols.
+		 */
+		f.stripped = elf_symtab__stripped(st) && !m->vdso;
+		if (!elf_symtab__file_to_vaddr(st, off, &vaddr)) {
+			f.dso_addr = vaddr;
+			f.name = elf_symtab__lookup(st, vaddr, NULL);
+		}
+	}
+	*out = f;
+	return 0;
+}
+
+/* ---- kernel ---- */
+
+int symbolizer__kernel_status(struct symbolizer *s)
+{
+	char path[PATH_MAX];
+
+	if (!s)
+		return -EINVAL;
+	if (!s->ksyms_tried) {
+		s->ksyms_tried = true;
+		snprintf(path, sizeof(path), "%s/kallsyms", s->proc_root);
+		s->ksyms_err = kallsyms__load(path, &s->ksyms);
+		if (s->ksyms_err == -EPERM)
+			pr_info("symbolizer: kernel addresses hidden by kptr_restrict; kernel frames "
+				"stay unnamed");
+		else if (s->ksyms_err)
+			pr_warn_errno(s->ksyms_err, "symbolizer: load %s", path);
+	}
+	return s->ksyms_err;
+}
+
+int symbolizer__kernel(struct symbolizer *s, uint64_t ip, struct sym_frame *out)
+{
+	const struct ksym *k;
+
+	if (!s || !out)
+		return -EINVAL;
+	if (symbolizer__kernel_status(s))
+		return -ENOENT;
+	k = kallsyms__find(s->ksyms, ip);
+	if (!k)
+		return -ENOENT;
+	*out = (struct sym_frame){
+		.name = k->name,
+		.dso = k->module ? k->module : "[kernel.kallsyms]",
+		.dso_addr = ip,
+		.kernel = true,
+	};
+	return 0;
+}
+
+/* ---- lifecycle ---- */
+
+int symbolizer__new(const struct symbolizer_opts *opts, struct symbolizer **out)
+{
+	struct symbolizer *s;
+	int err;
+
+	if (!out)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	list_init(&s->proc_lru);
+	list_init(&s->dso_lru);
+	s->max_dsos = opts && opts->max_dsos ? opts->max_dsos : DEFAULT_MAX_DSOS;
+	s->max_processes = opts && opts->max_processes ? opts->max_processes : DEFAULT_MAX_PROCESSES;
+	s->proc_root = strdup(opts && opts->proc_root ? opts->proc_root : DEFAULT_PROC_ROOT);
+	s->procs_mask = pow2_at_least(s->max_processes) - 1;
+	s->dso_mask = pow2_at_least(2 * s->max_dsos) - 1;
+	s->procs = calloc(s->procs_mask + 1, sizeof(*s->procs));
+	s->bid_hash = calloc(s->dso_mask + 1, sizeof(*s->bid_hash));
+	s->alias_hash = calloc(s->dso_mask + 1, sizeof(*s->alias_hash));
+	if (!s->proc_root || !s->procs || !s->bid_hash || !s->alias_hash) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	*out = s;
+	return 0;
+
+err_free:
+	symbolizer__free(s);
+	return err;
+}
+
+void symbolizer__free(struct symbolizer *s)
+{
+	struct list *l;
+
+	if (!s)
+		return;
+	while (s->proc_lru.next && s->proc_lru.next != &s->proc_lru)
+		proc_remove(s, container_of(s->proc_lru.next, struct proc, lru));
+	while (s->dso_lru.next && (l = s->dso_lru.next) != &s->dso_lru)
+		dso_evict(s, container_of(l, struct dso, lru));
+	kallsyms__free(s->ksyms);
+	free(s->procs);
+	free(s->bid_hash);
+	free(s->alias_hash);
+	free(s->proc_root);
+	free(s);
+}
+
+void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *out)
+{
+	if (!s || !out)
+		return;
+	*out = s->stats;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * symbolizer: names user and kernel addresses of sampled processes.
+ *
+ * A process is snapshotted (its /proc/PID/maps, and each mapped ELF's symbols read through
+ * /proc/PID/map_files or /proc/PID/root, never following a link out of it) when it is first
+ * seen, so it is still named after it exits. ELF symbol tables are shared between processes and
+ * cached by build id (else device+inode), bounded with LRU eviction. Kernel addresses are named
+ * from /proc/kallsyms. Not thread-safe.
+ */
+#ifndef SLIDEOPS_SYMBOLIZER_H
+#define SLIDEOPS_SYMBOLIZER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sym_frame {
+	const char *name;	/* function, or NULL if unnamed; borrowed */
+	const char *file;	/* source file or NULL; borrowed */
+	uint32_t line;		/* 0 if unknown */
+	const char *dso;	/* the mapping's path as the process sees it, "[kernel.kallsyms]",
+				 * "[vdso]", "[anon]"; borrowed, never NULL on success */
+	const char *build_id;	/* hex GNU build id, or NULL; borrowed */
+	uint64_t dso_addr;	/* address relative to the file's load base (addr2line form) */
+	bool stripped;		/* the dso is an ELF file without .symtab (names from .dynsym
+				 * only, or none); false for anything not read as an ELF file
+				 * (anon, [vdso], unreadable or deleted files) */
+	bool kernel;
+};
+
+struct symbolizer_opts {
+	const char *proc_root;	/* default "/proc" */
+	size_t max_dsos;	/* ELF cache bound; default 512 */
+	size_t max_processes;	/* process snapshot bound; default 8192 */
+};
+
+struct symbolizer;
+
+int symbolizer__new(const struct symbolizer_opts *opts, struct symbolizer **out);
+void symbolizer__free(struct symbolizer *s);
+
+/*
+ * Snapshots @tgid's mappings and loads the symbols of its binaries, replacing an earlier
+ * snapshot (after exec). Returns 0, -ESRCH if the process is gone.
+ */
+int symbolizer__add_process(struct symbolizer *s, int tgid);
+
+/*
+ * Names @ip of @tgid. Snapshots the process first if it was never added. Returns 0 with @out
+ * filled (name may be NULL: then show dso+0xdso_addr); -ESRCH if the process was never seen and
+ * is gone; -ENOENT if @ip is in no mapping.
+ * Only executable mappings are kept. The strings in @out are borrowed: valid until the next
+ * symbolizer__add_process(), symbolizer__user() (which may snapshot and evict) or __free().
+ */
+int symbolizer__user(struct symbolizer *s, int tgid, uint64_t ip, struct sym_frame *out);
+
+/* Names kernel address @ip from /proc/kallsyms (loaded once). Returns 0 or -ENOENT. */
+int symbolizer__kernel(struct symbolizer *s, uint64_t ip, struct sym_frame *out);
+
+/*
+ * Whether kernel names are available (loads @proc_root/kallsyms once, as symbolizer__kernel()
+ * does; about 50-100 ms for 120k symbols, so call it while the capture runs to keep it off
+ * the path to the result). Returns 0; -EPERM when kptr_restrict hides the addresses (report
+ * "kernel symbols not available"); -ENOENT or another -errno if kallsyms cannot be read.
+ * symbolizer__kernel() returns -ENOENT in all those cases.
+ */
+int symbolizer__kernel_status(struct symbolizer *s);
+
+/* Counters for metrics and tests; all monotonic except the two current sizes. */
+struct symbolizer_stats {
+	size_t processes;	/* snapshots held now */
+	size_t dsos;		/* ELF cache entries now (may exceed max_dsos while all are in use) */
+	uint64_t dso_loads;	/* ELF files parsed */
+	uint64_t dso_hits;	/* mappings served from the cache */
+	uint64_t dso_open_failures;	/* mapped files that could not be opened */
+	uint64_t process_evictions;
+	uint64_t dso_evictions;
+};
+
+void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *out);
+
+#endif

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "profile/flamegraph.h"
+#include "profile/profile.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#define HOSTILE "</script><img src=x onerror=alert(1)>"
+
+static struct profile *server_profile(bool owner_root)
+{
+	static const struct prof_frame_info frames[] = {
+		{ .function = "main" },
+		{ .function = "build_report", .lang = PROF_LANG_PYTHON },
+		{ .function = HOSTILE, .lang = PROF_LANG_JAVA },
+		{ .function = "tcp_sendmsg", .lang = PROF_LANG_KERNEL },
+		{ .function = "tiny" },
+	};
+	static const struct prof_labels labels[] = {
+		{ "Service billing", "gunicorn", NULL, 10, 10, PROF_LANG_PYTHON },
+		{ "Unit nginx.service", "nginx", NULL, 20, 20, PROF_LANG_NATIVE },
+		{ "Service <b>x</b>", "java", NULL, 30, 30, PROF_LANG_JAVA },
+	};
+	static const struct { uint32_t f[3]; size_t n; size_t l; int64_t v[2]; } samples[] = {
+		{ { 1, 0 }, 2, 0, { 600000, 1 } },
+		{ { 3, 0 }, 2, 0, { 200000, 1 } },
+		{ { 3, 0 }, 2, 1, { 150000, 1 } },
+		{ { 2 }, 1, 2, { 49999, 1 } },
+		{ { 4, 1, 0 }, 3, 0, { 1, 1 } },	/* under 0.01%: folded into build_report */
+		{ { 0 }, 1, 1, { -5, 1 } },		/* negative: not drawn */
+	};
+	struct profile_opts o = { .owner_root = owner_root };
+	struct profile *p;
+	size_t i;
+
+	assert_int_equal(profile__new(&o, &p), 0);
+	for (i = 0; i < ARRAY_SIZE(frames); i++)
+		assert_int_equal(profile__frame(p, &frames[i]), (int)i);
+	for (i = 0; i < ARRAY_SIZE(samples); i++)
+		assert_int_equal(profile__add(p, samples[i].f, samples[i].n, &labels[samples[i].l],
+					      samples[i].v),
+				 0);
+	return p;
+}
+
+static char *render(const struct profile *p, const struct flamegraph_opts *o, int *ret)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	*ret = flamegraph_write(p, o, f);
+	fclose(f);
+	return buf;
+}
+
+static json_t *page_json(const char *html)
+{
+	const char *start = strstr(html, "id=\"fg-data\">"), *end;
+	json_error_t jerr;
+	json_t *j;
+
+	assert_non_null(start);
+	start += strlen("id=\"fg-data\">");
+	end = strstr(start, "</script>");
+	assert_non_null(end);
+	j = json_loadb(start, (size_t)(end - start), 0, &jerr);
+	if (!j)
+		print_message("json: %s at %d\n", jerr.text, jerr.position);
+	assert_non_null(j);
+	return j;
+}
+
+static const char *node_name(json_t *names, json_t *node)
+{
+	return json_string_value(json_array_get(names, json_integer_value(json_array_get(node, 0))));
+}
+
+static json_int_t node_value(json_t *node)
+{
+	return json_integer_value(json_array_get(node, 1));
+}
+
+/* Finds the child of @node called @name. */
+static json_t *child(json_t *names, json_t *node, const char *name)
+{
+	json_t *kids = json_array_get(node, 3), *k;
+	size_t i;
+
+	json_array_foreach(kids, i, k)
+		if (!strcmp(node_name(names, k), name))
+			return k;
+	return NULL;
+}
+
+/* Children never sum to more than their parent. */
+static void check_sums(json_t *node)
+{
+	json_t *kids = json_array_get(node, 3), *k;
+	json_int_t sum = 0;
+	size_t i;
+
+	json_array_foreach(kids, i, k) {
+		check_sums(k);
+		sum += node_value(k);
+	}
+	assert_true(sum <= node_value(node));
+}
+
+static void test_page(void **state)
+{
+	static const char *const notes[] = { "Very few samples & <odd> \"notes\"", NULL };
+	static const struct {
+		bool owner_root;
+		size_t vi;
+		const char *path[4];	/* a path from the root */
+		json_int_t value;	/* its value */
+		json_int_t total;
+	} cases[] = {
+		{ true, 0, { "Service billing", "gunicorn", "main", "build_report" }, 600001, 1000000 },
+		{ true, 0, { "Unit nginx.service", "nginx", "main", "tcp_sendmsg" }, 150000, 1000000 },
+		{ true, 0, { "Service <b>x</b>", "java", HOSTILE }, 49999, 1000000 },
+		{ false, 0, { "main", "tcp_sendmsg" }, 350000, 1000000 },
+		{ false, 1, { "main", "build_report", "tiny" }, 1, 6 },
+	};
+	struct flamegraph_opts o = { .title = "CPU <b>server</b>", .answer = "Over 30 seconds & more",
+				     .notes = notes };
+	json_t *j, *names, *node;
+	struct profile *p;
+	char *html;
+	size_t i, k;
+	int ret;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		p = server_profile(cases[i].owner_root);
+		o.value_index = cases[i].vi;
+		html = render(p, &o, &ret);
+		assert_int_equal(ret, 0);
+		/* Self-contained: nothing fetched from anywhere. */
+		assert_null(strstr(html, "http://"));
+		assert_null(strstr(html, "https://"));
+		assert_null(strstr(html, "<link"));
+		assert_null(strstr(html, "<script src"));
+		assert_null(strstr(html, "@import"));
+		/* Hostile text is escaped in JS and HTML. */
+		assert_null(strstr(html, HOSTILE));
+		assert_null(strstr(html, "<img"));
+		assert_null(strstr(html, "<b>"));
+		assert_non_null(strstr(html, "<title>CPU &lt;b&gt;server&lt;/b&gt;</title>"));
+		assert_non_null(strstr(html, "<p class=\"answer\">Over 30 seconds &amp; more</p>"));
+		assert_non_null(strstr(html, "<li>Very few samples &amp; &lt;odd&gt; &quot;notes&quot;"));
+		/* Exactly one data script and one code script. */
+		assert_non_null(strstr(html, "\\u003c/script\\u003e\\u003cimg") ||
+				!cases[i].owner_root);
+
+		j = page_json(html);
+		names = json_object_get(j, "names");
+		node = json_object_get(j, "tree");
+		assert_string_equal(node_name(names, node), "all");
+		assert_int_equal(node_value(node), cases[i].total);
+		assert_int_equal(json_integer_value(json_object_get(j, "total")), cases[i].total);
+		assert_string_equal(json_string_value(json_object_get(j, "unit")), "samples");
+		for (k = 0; k < 4 && cases[i].path[k]; k++) {
+			node = child(names, node, cases[i].path[k]);
+			assert_non_null(node);
+		}
+		assert_int_equal(node_value(node), cases[i].value);
+		check_sums(json_object_get(j, "tree"));
+		if (cases[i].vi == 0)
+			assert_null(child(names, node, "tiny"));	/* folded */
+		if (cases[i].owner_root && !strcmp(cases[i].path[0], "Service billing"))
+			assert_int_equal(json_integer_value(json_array_get(node, 2)),
+					 PROF_LANG_PYTHON);
+		json_decref(j);
+		free(html);
+		profile__free(p);
+	}
+}
+
+static void test_edge(void **state)
+{
+	static const struct flamegraph_opts bad_vi = { .value_index = 2 };
+	static const struct flamegraph_opts ns = { .unit = "ns" };
+	char dir[] = "/tmp/test_flamegraph.XXXXXX", path[256];
+	struct profile *p, *empty;
+	json_t *j;
+	char *html;
+	int ret;
+
+	(void)state;
+	p = server_profile(true);
+	html = render(p, &bad_vi, &ret);
+	assert_int_equal(ret, -EINVAL);
+	free(html);
+	html = render(NULL, NULL, &ret);
+	assert_int_equal(ret, -EINVAL);
+	free(html);
+
+	/* Defaults: a title, samples; an empty profile still renders. */
+	assert_int_equal(profile__new(NULL, &empty), 0);
+	html = render(empty, NULL, &ret);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(html, "<title>Flame graph</title>"));
+	j = page_json(html);
+	assert_int_equal(json_integer_value(json_object_get(j, "total")), 0);
+	json_decref(j);
+	free(html);
+	html = render(empty, &ns, &ret);
+	assert_int_equal(ret, 0);
+	j = page_json(html);
+	assert_string_equal(json_string_value(json_object_get(j, "unit")), "ns");
+	json_decref(j);
+	free(html);
+
+	assert_non_null(mkdtemp(dir));
+	static const struct { const char *sub; int ret; } cases[] = {
+		{ "flamegraph.html", 0 },
+		{ "missing/flamegraph.html", -ENOENT },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		snprintf(path, sizeof(path), "%s/%s", dir, cases[i].sub);
+		assert_int_equal(flamegraph_write_file(p, NULL, path), cases[i].ret);
+	}
+	snprintf(path, sizeof(path), "%s/flamegraph.html", dir);
+	assert_int_equal(access(path, R_OK), 0);
+	unlink(path);
+	rmdir(dir);
+	profile__free(empty);
+	profile__free(p);
+}
+
+/* 50k distinct stacks: the page stays bounded by the 0.01% cut. */
+static void test_large(void **state)
+{
+	struct prof_frame_info fi = { .mapping = "/usr/bin/app" };
+	struct prof_labels l = { .owner = "Service big", .process = "app" };
+	uint32_t stack[16];
+	int64_t v[2] = { 1, 1 };
+	struct profile *p;
+	char *html;
+	size_t i, k;
+	int ret, id;
+
+	(void)state;
+	assert_int_equal(profile__new(NULL, &p), 0);
+	for (i = 0; i < 50000; i++) {
+		for (k = 0; k < ARRAY_SIZE(stack); k++) {
+			fi.address = k == 0 ? i : (i % 13) * 100 + k;
+			id = profile__frame(p, &fi);
+			assert_true(id >= 0);
+			stack[k] = (uint32_t)id;
+		}
+		v[0] = i % 1000 == 0 ? 5000 : 1;
+		assert_int_equal(profile__add(p, stack, ARRAY_SIZE(stack), &l, v), 0);
+	}
+	html = render(p, NULL, &ret);
+	assert_int_equal(ret, 0);
+	print_message("page of %zu bytes\n", strlen(html));
+	assert_true(strlen(html) < 2000000);
+	free(html);
+	profile__free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_page),
+		cmocka_unit_test(test_edge),
+		cmocka_unit_test(test_large),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Unit tests for profile/report.c: shares by owner, the function "of yours", the answer. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "profile/profile.h"
+#include "profile/report.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+struct fr {
+	const char *fn;		/* NULL: unnamed */
+	const char *mapping;
+	enum prof_lang lang;
+	int stripped;
+};
+
+/* A sample: owner, process, pid, count, frames leaf first. */
+struct smp {
+	const char *owner, *process;
+	uint32_t pid;
+	int64_t count;
+	struct fr frames[4];
+};
+
+static struct profile *build(const struct smp *s, size_t n)
+{
+	struct profile_opts po = { .owner_root = true };
+	struct profile *p;
+	size_t i, j;
+
+	assert_int_equal(profile__new(&po, &p), 0);
+	for (i = 0; i < n; i++) {
+		uint32_t ids[4];
+		size_t nf = 0;
+		struct prof_labels l = { .owner = s[i].owner, .process = s[i].process,
+					 .thread = s[i].process, .pid = s[i].pid, .tid = s[i].pid };
+		int64_t v[2] = { s[i].count, s[i].count * 10 };
+
+		for (j = 0; j < 4 && s[i].frames[j].mapping; j++) {
+			struct prof_frame_info fi = { .function = s[i].frames[j].fn,
+						      .mapping = s[i].frames[j].mapping,
+						      .lang = s[i].frames[j].lang,
+						      .address = 0x1000 + j,
+						      .unnamed_stripped = s[i].frames[j].stripped };
+			int id = profile__frame(p, &fi);
+
+			assert_true(id >= 0);
+			ids[nf++] = id;
+		}
+		assert_int_equal(profile__add(p, ids, nf, &l, v), 0);
+	}
+	return p;
+}
+
+#define APP "/usr/local/bin/billing"
+#define LIBC "/usr/lib/x86_64-linux-gnu/libc.so.6"
+#define K "[kernel.kallsyms]"
+
+static const struct smp server[] = {
+	{ "Unit billing.service", "billing", 10, 60,
+	  { { "build_report", APP, PROF_LANG_NATIVE }, { "main", APP, PROF_LANG_NATIVE } } },
+	/* memcpy in libc called from build_report: attributed to build_report */
+	{ "Unit billing.service", "billing", 10, 15,
+	  { { "__memmove_avx_unaligned", LIBC, PROF_LANG_NATIVE },
+	    { "build_report", APP, PROF_LANG_NATIVE } } },
+	/* a syscall: kernel frames above user frames */
+	{ "Unit billing.service", "billing", 10, 5,
+	  { { "do_syscall_64", K, PROF_LANG_KERNEL }, { "__libc_write", LIBC, PROF_LANG_NATIVE },
+	    { "flush_out", APP, PROF_LANG_NATIVE } } },
+	{ "Service checkout", "checkout", 20, 20,
+	  { { NULL, "/app/checkout", PROF_LANG_NATIVE, 1 }, { NULL, "/app/checkout", PROF_LANG_NATIVE, 1 } } },
+};
+
+static void test_groups_and_answer(void **state)
+{
+	struct profile *p = build(server, ARRAY_SIZE(server));
+	struct report *r;
+	char buf[512];
+
+	(void)state;
+	assert_int_equal(report__new(p, NULL, &r), 0);
+	assert_int_equal(r->total, 100);
+	assert_int_equal(r->ngroups, 2);
+	assert_string_equal(r->groups[0].owner, "Unit billing.service");
+	assert_int_equal(r->groups[0].value, 80);
+	assert_string_equal(r->groups[0].top_function, "build_report");
+	assert_int_equal(r->groups[0].nprocs, 1);
+	assert_int_equal(r->groups[0].procs[0].pid, 10);
+	assert_string_equal(r->groups[1].owner, "Service checkout");
+	assert_string_equal(r->groups[1].top_function, "checkout+0x1000");
+	assert_string_equal(r->top[0].name, "build_report");
+	assert_int_equal(r->top[0].value, 75);
+	/* unnamed: 20 of 100 */
+	assert_true(r->unnamed_share > 19.9 && r->unnamed_share < 20.1);
+	/* the stripped binary holds 20%, counted once per sample */
+	assert_int_equal(r->nstripped, 1);
+	assert_string_equal(r->stripped[0].path, "/app/checkout");
+	assert_int_equal(r->stripped[0].value, 20);
+	assert_true(r->languages & (1u << PROF_LANG_KERNEL));
+	assert_true(r->languages & (1u << PROF_LANG_NATIVE));
+
+	report_answer(r, 30, "the CPU time", "on this server", buf, sizeof(buf));
+	assert_string_equal(buf, "Over 30 seconds, Unit billing.service used 80% of the CPU time on "
+				 "this server, most of it in build_report. Next was Service "
+				 "checkout, at 20%.");
+	report__free(r);
+	profile__free(p);
+}
+
+static void test_answer_rows(void **state)
+{
+	static const struct {
+		struct smp s[2];
+		size_t n;
+		unsigned int secs;
+		const char *answer;
+	} cases[] = {
+		{ { { "System", "kworker", 5, 3, { { "worker_thread", K, PROF_LANG_KERNEL } } } }, 1, 1,
+		  "Over 1 second, System used 100% of the CPU time on this server, most of it in "
+		  "worker_thread." },
+		{ {}, 0, 10,
+		  "Over 10 seconds, nothing used the CPU time on this server: no samples were taken." },
+		/* only system frames: the leaf names it */
+		{ { { "Signed-in sessions", "sh", 7, 2, { { "strlen", LIBC, PROF_LANG_NATIVE } } },
+		    { "Other processes", "x", 8, 1, { { NULL, "/x", PROF_LANG_NATIVE } } } }, 2, 5,
+		  "Over 5 seconds, Signed-in sessions used 67% of the CPU time on this server, most "
+		  "of it in strlen. Next was Other processes, at 33%." },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct profile *p = build(cases[i].s, cases[i].n);
+		struct report *r;
+		char buf[512];
+
+		print_message("case %zu\n", i);
+		assert_int_equal(report__new(p, NULL, &r), 0);
+		report_answer(r, cases[i].secs, "the CPU time", "on this server", buf, sizeof(buf));
+		assert_string_equal(buf, cases[i].answer);
+		report__free(r);
+		profile__free(p);
+	}
+}
+
+static void test_truncated_answer(void **state)
+{
+	struct profile *p = build(server, ARRAY_SIZE(server));
+	struct report *r;
+	char small[16];
+	int n;
+
+	(void)state;
+	assert_int_equal(report__new(p, NULL, &r), 0);
+	n = report_answer(r, 30, "the CPU time", "on this server", small, sizeof(small));
+	assert_true(n > (int)sizeof(small));
+	assert_int_equal(strlen(small), sizeof(small) - 1);
+	report__free(r);
+	profile__free(p);
+}
+
+static void test_system_dso(void **state)
+{
+	static const struct {
+		const char *path;
+		bool system;
+	} cases[] = {
+		{ "/usr/lib/x86_64-linux-gnu/libc.so.6", true },
+		{ "/lib64/ld-linux-x86-64.so.2", true },
+		{ "/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30", true },
+		{ "/usr/lib/jvm/java-17/lib/server/libjvm.so", true },
+		{ "/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0", true },
+		{ "[vdso]", true },
+		{ "[kernel.kallsyms]", true },
+		{ "/usr/local/bin/billing-worker", false },
+		{ "/app/libbilling.so", false },
+		{ "", false },
+		{ NULL, false },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		assert_int_equal(report_is_system_dso(cases[i].path), cases[i].system);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_groups_and_answer),
+		cmocka_unit_test(test_answer_rows),
+		cmocka_unit_test(test_truncated_answer),
+		cmocka_unit_test(test_system_dso),
+	};
+
+	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
+}

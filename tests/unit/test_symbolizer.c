@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "symbols/symbolizer.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define UNUSED __attribute__((unused))
+#define FIXTURES "tests/fixtures/elf/"
+#define EXEC_BID "309f114d8c8dd873e055c070a510077dea250ebb"
+#define LIB_BID "eb0c48940ed579cc2c812ac66178ed23b4bba18e"
+#define LIB_A 0x7f0000000000ull		/* lib-stripped.so */
+#define LIB_B 0x7f1000000000ull		/* lib.so */
+
+extern char *__cxa_demangle(const char *, char *, size_t *, int *) __attribute__((weak));
+
+static char tmpdir[] = "/tmp/test_symbolizer.XXXXXX";
+
+static void copy_file(const char *from, const char *to)
+{
+	char cmd[3 * PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd), "cp %s %s/root/%s", from, tmpdir, to);
+	assert_int_equal(system(cmd), 0);
+}
+
+static uint64_t inode_of(const char *rel, bool in_root)
+{
+	char path[PATH_MAX];
+	struct stat sb;
+
+	if (in_root)
+		snprintf(path, sizeof(path), "%s/root/%s", tmpdir, rel);
+	else
+		snprintf(path, sizeof(path), "%s", rel);
+	assert_int_equal(stat(path, &sb), 0);
+	return sb.st_ino;
+}
+
+static void write_maps(int tgid, const char *text)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d", tmpdir, tgid);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/%d/root", tmpdir, tgid);
+	assert_int_equal(symlink("../root", path), 0);
+	snprintf(path, sizeof(path), "%s/%d/maps", tmpdir, tgid);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/*
+ * A fake proc root: tgid 100 runs the non-PIE exec with the stripped lib, an anonymous JIT
+ * region, a vdso without readable memory, a deleted library and a symlink out of its root;
+ * 200 maps the same stripped lib (same inode), 300 the unstripped lib.so of the same build id,
+ * 500 another copy of lib.so (another inode, same build id).
+ */
+static int setup_fixture(void **state UNUSED)
+{
+	char buf[2 * PATH_MAX], real[PATH_MAX], link[PATH_MAX];
+	uint64_t exec, stripped, lib, lib2, notelf, outside;
+
+	if (!mkdtemp(tmpdir))
+		return -1;
+	snprintf(buf, sizeof(buf), "%s/root", tmpdir);
+	mkdir(buf, 0755);
+	snprintf(buf, sizeof(buf), "%s/root/bin", tmpdir);
+	mkdir(buf, 0755);
+	snprintf(buf, sizeof(buf), "%s/root/lib", tmpdir);
+	mkdir(buf, 0755);
+	copy_file(FIXTURES "exec", "bin/exec");
+	copy_file(FIXTURES "lib-stripped.so", "lib/libfx.so");
+	copy_file(FIXTURES "lib.so", "lib/libfx-dbg.so");
+	copy_file(FIXTURES "lib.so", "lib/libfx-copy.so");
+	copy_file(FIXTURES "fixture.c", "bin/notelf");
+	if (!realpath(FIXTURES "lib.so", real))
+		return -1;
+	snprintf(link, sizeof(link), "%s/root/lib/escape.so", tmpdir);
+	if (symlink(real, link))
+		return -1;
+	snprintf(link, sizeof(link), "%s/root/lib/escape2.so", tmpdir);
+	snprintf(buf, sizeof(buf), "../../../../../../../../../..%s", real);
+	if (symlink(buf, link))
+		return -1;
+	exec = inode_of("bin/exec", true);
+	stripped = inode_of("lib/libfx.so", true);
+	lib = inode_of("lib/libfx-dbg.so", true);
+	lib2 = inode_of("lib/libfx-copy.so", true);
+	notelf = inode_of("bin/notelf", true);
+	outside = inode_of(real, false);
+
+	snprintf(buf, sizeof(buf),
+		 "00400000-00401000 r--p 00000000 fe:00 %1$lu  /bin/exec\n"
+		 "00401000-00402000 r-xp 00001000 fe:00 %1$lu  /bin/exec\n"
+		 "00402000-00403000 rwxp 00000000 00:00 0 \n"
+		 "00500000-00501000 r-xp 00000000 fe:00 %4$lu  /bin/notelf\n"
+		 "7ef000000000-7ef000001000 r-xp 00001000 fe:00 999 /lib/gone.so (deleted)\n"
+		 "7ef100000000-7ef100001000 r-xp 00001000 fe:00 %3$lu /lib/escape.so\n"
+		 "7ef200000000-7ef200001000 r-xp 00001000 fe:00 %3$lu /lib/escape2.so\n"
+		 "7f0000000000-7f0000001000 r--p 00000000 fe:00 %2$lu /lib/libfx.so\n"
+		 "7f0000001000-7f0000002000 r-xp 00001000 fe:00 %2$lu /lib/libfx.so\n"
+		 "7f0000002000-7f0000003000 r--p 00002000 fe:00 %2$lu /lib/libfx.so\n"
+		 "7ffc00000000-7ffc00002000 r-xp 00000000 00:00 0      [vdso]\n"
+		 "7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0      [stack]\n",
+		 (unsigned long)exec, (unsigned long)stripped, (unsigned long)outside,
+		 (unsigned long)notelf);
+	write_maps(100, buf);
+	snprintf(buf, sizeof(buf),
+		 "7f0000001000-7f0000002000 r-xp 00001000 fe:00 %lu /lib/libfx.so\n",
+		 (unsigned long)stripped);
+	write_maps(200, buf);
+	snprintf(buf, sizeof(buf),
+		 "7f1000001000-7f1000002000 r-xp 00001000 fe:00 %lu /lib/libfx-dbg.so\n",
+		 (unsigned long)lib);
+	write_maps(300, buf);
+	snprintf(buf, sizeof(buf),
+		 "7f1000001000-7f1000002000 r-xp 00001000 fe:00 %lu /lib/libfx-copy.so\n",
+		 (unsigned long)lib2);
+	write_maps(500, buf);
+	write_maps(600, "");
+	return 0;
+}
+
+static int teardown_fixture(void **state UNUSED)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_fixture(void **state UNUSED)
+{
+	const char *gamma = __cxa_demangle ? "fx::gamma(int)" : "_ZN2fx5gammaEi";
+	const struct {
+		int tgid;
+		uint64_t ip;
+		int ret;
+		const char *name, *dso;
+		uint64_t dso_addr;
+		const char *bid;
+		bool stripped;
+	} cases[] = {
+		{ 100, 0x401005, 0, "fx_local", "/bin/exec", 0x401005, EXEC_BID, false },
+		{ 100, 0x401022, 0, gamma, "/bin/exec", 0x401022, EXEC_BID, false },
+		{ 100, 0x401043, 0, NULL, "/bin/exec", 0x401043, EXEC_BID, false },
+		{ 100, 0x401900, 0, NULL, "/bin/exec", 0x401900, EXEC_BID, false }, /* page tail */
+		{ 100, 0x402010, 0, NULL, "[anon]", 0x10, NULL, false },
+		{ 100, 0x500010, 0, NULL, "/bin/notelf", 0x10, NULL, false },
+		{ 100, 0x7ef000000010, 0, NULL, "/lib/gone.so", 0x1010, NULL, false },
+		{ 100, 0x7ef100000035, 0, NULL, "/lib/escape.so", 0x1035, NULL, false },
+		{ 100, 0x7ef200000035, 0, NULL, "/lib/escape2.so", 0x1035, NULL, false },
+		{ 100, LIB_A + 0x1030, 0, "fx_alpha", "/lib/libfx.so", 0x1030, LIB_BID, true },
+		{ 100, LIB_A + 0x1035, 0, NULL, "/lib/libfx.so", 0x1035, LIB_BID, true },
+		{ 100, 0x7ffc00000100, 0, NULL, "[vdso]", 0x100, NULL, false },
+		{ 200, LIB_A + 0x1040, 0, "fx_beta", "/lib/libfx.so", 0x1040, LIB_BID, true },
+		/* The unstripped build of the same build id replaces the stripped one... */
+		{ 300, LIB_B + 0x1035, 0, "fx_local", "/lib/libfx-dbg.so", 0x1035, LIB_BID, false },
+		/* ...for later processes only: 100's snapshot keeps what it had. */
+		{ 100, LIB_A + 0x1035, 0, NULL, "/lib/libfx.so", 0x1035, LIB_BID, true },
+		{ 500, LIB_B + 0x1035, 0, "fx_local", "/lib/libfx-copy.so", 0x1035, LIB_BID, false },
+		/* Error rows. */
+		{ 100, 0x7ffd00000010, -ENOENT },	/* [stack] is not executable */
+		{ 100, 0x400010, -ENOENT },		/* nor the ELF header page */
+		{ 100, 0, -ENOENT },
+		{ 100, UINT64_MAX, -ENOENT },
+		{ 600, 0x401000, -ENOENT },		/* no mappings (a kernel thread) */
+		{ 700, 0x401000, -ESRCH },		/* never seen, gone */
+		{ 0, 0x401000, -EINVAL },
+	};
+	struct symbolizer_opts opts = { .proc_root = tmpdir };
+	struct symbolizer_stats stats;
+	struct symbolizer *s;
+	struct sym_frame f;
+	size_t i;
+
+	assert_int_equal(symbolizer__new(&opts, &s), 0);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		memset(&f, 0xa5, sizeof(f));
+		assert_int_equal(symbolizer__user(s, cases[i].tgid, cases[i].ip, &f), cases[i].ret);
+		if (cases[i].ret)
+			continue;
+		if (cases[i].name)
+			assert_string_equal(f.name, cases[i].name);
+		else
+			assert_null(f.name);
+		assert_string_equal(f.dso, cases[i].dso);
+		assert_true(f.dso_addr == cases[i].dso_addr);
+		if (cases[i].bid)
+			assert_string_equal(f.build_id, cases[i].bid);
+		else
+			assert_null(f.build_id);
+		assert_int_equal(f.stripped, cases[i].stripped);
+		assert_false(f.kernel);
+		assert_null(f.file);
+		assert_int_equal(f.line, 0);
+	}
+	symbolizer__stats(s, &stats);
+	assert_int_equal(stats.processes, 5);		/* 100 200 300 500 600 */
+	assert_int_equal(stats.dso_loads, 4);		/* exec, notelf, libfx.so, libfx-dbg.so */
+	assert_int_equal(stats.dso_hits, 2);		/* 200 by inode, 500 by build id */
+	assert_int_equal(stats.dso_open_failures, 3);	/* gone, escape, escape2 */
+	assert_int_equal(stats.dsos, 4);
+	symbolizer__free(s);
+}
+
+static void test_bounds(void **state UNUSED)
+{
+	static const int order[] = { 100, 200, 300, 500, 100, 300 };
+	struct symbolizer_opts opts = { .proc_root = tmpdir, .max_dsos = 1, .max_processes = 2 };
+	struct symbolizer_stats stats;
+	struct symbolizer *s;
+	struct sym_frame f;
+	size_t i;
+
+	assert_int_equal(symbolizer__new(&opts, &s), 0);
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		print_message("case %zu\n", i);
+		assert_int_equal(symbolizer__add_process(s, order[i]), 0);
+		symbolizer__stats(s, &stats);
+		assert_true(stats.processes <= 2);
+		/* Over max_dsos only while the two snapshots hold more than one DSO. */
+		assert_true(stats.dsos <= 3);
+	}
+	assert_int_equal(stats.process_evictions, 4);
+	assert_true(stats.dso_evictions > 0);
+	/* An evicted snapshot is taken again on demand. */
+	assert_int_equal(symbolizer__user(s, 200, LIB_A + 0x1030, &f), 0);
+	assert_string_equal(f.name, "fx_alpha");
+	/* Replacing a snapshot (exec) keeps the count. */
+	assert_int_equal(symbolizer__add_process(s, 200), 0);
+	symbolizer__stats(s, &stats);
+	assert_int_equal(stats.processes, 2);
+	assert_int_equal(symbolizer__add_process(s, 700), -ESRCH);
+	assert_int_equal(symbolizer__add_process(s, -1), -EINVAL);
+	symbolizer__free(s);
+}
+
+static void test_kernel(void **state UNUSED)
+{
+	static const struct {
+		const char *kallsyms;	/* NULL: no file */
+		uint64_t ip;
+		int status, ret;
+		const char *name, *dso;
+	} cases[] = {
+		{ "ffffffff81000000 T _stext\nffffffff81001000 t do_sys_poll\n"
+		  "ffffffffc0000000 t nft_do_chain\t[nf_tables]\n",
+		  0xffffffff81001010, 0, 0, "do_sys_poll", "[kernel.kallsyms]" },
+		{ "ffffffff81000000 T _stext\nffffffffc0000000 t nft_do_chain\t[nf_tables]\n",
+		  0xffffffffc0000010, 0, 0, "nft_do_chain", "[nf_tables]" },
+		{ "ffffffff81000000 T _stext\n", 0x1000, 0, -ENOENT },
+		{ "0000000000000000 T _stext\n0000000000000000 t foo\n", 0xffffffff81000000, -EPERM,
+		  -ENOENT },
+		{ NULL, 0xffffffff81000000, -ENOENT, -ENOENT },
+	};
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+	struct symbolizer *s;
+	struct sym_frame f;
+	size_t i;
+	FILE *fp;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct symbolizer_opts opts = { .proc_root = dir };
+
+		print_message("case %zu\n", i);
+		snprintf(dir, sizeof(dir), "%s/k%zu", tmpdir, i);
+		assert_int_equal(mkdir(dir, 0755), 0);
+		if (cases[i].kallsyms) {
+			snprintf(path, sizeof(path), "%s/kallsyms", dir);
+			fp = fopen(path, "w");
+			assert_non_null(fp);
+			fputs(cases[i].kallsyms, fp);
+			fclose(fp);
+		}
+		assert_int_equal(symbolizer__new(&opts, &s), 0);
+		assert_int_equal(symbolizer__kernel(s, cases[i].ip, &f), cases[i].ret);
+		assert_int_equal(symbolizer__kernel_status(s), cases[i].status);
+		if (!cases[i].ret) {
+			assert_string_equal(f.name, cases[i].name);
+			assert_string_equal(f.dso, cases[i].dso);
+			assert_true(f.kernel);
+			assert_true(f.dso_addr == cases[i].ip);
+		}
+		symbolizer__free(s);
+	}
+}
+
+/* ---- end to end on this very process ---- */
+
+__attribute__((noinline, used)) int e2e_target(int x)
+{
+	__asm__ volatile("" : "+r"(x));
+	return x * 7;
+}
+
+static void test_self(void **state UNUSED)
+{
+	char exe[PATH_MAX];
+	struct symbolizer *s;
+	struct sym_frame f;
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(n > 0);
+	exe[n] = '\0';
+	assert_int_equal(symbolizer__new(NULL, &s), 0);
+	assert_int_equal(symbolizer__add_process(s, getpid()), 0);
+	assert_int_equal(symbolizer__user(s, getpid(), (uintptr_t)e2e_target + 2, &f), 0);
+	assert_string_equal(f.name, "e2e_target");
+	assert_string_equal(f.dso, exe);
+	assert_false(f.stripped);
+	/* A libc function: named from .dynsym even if libc is stripped. */
+	assert_int_equal(symbolizer__user(s, getpid(), (uintptr_t)getpid + 1, &f), 0);
+	assert_non_null(f.name);
+	assert_non_null(strstr(f.name, "getpid"));
+	assert_non_null(strstr(f.dso, "libc"));
+	/* The vdso: read from /proc/PID/mem (allowed on ourselves). */
+	assert_int_equal(symbolizer__user(s, getpid(), getauxval(AT_SYSINFO_EHDR) + 0x10, &f), 0);
+	assert_string_equal(f.dso, "[vdso]");
+	assert_non_null(f.build_id);
+	assert_false(f.stripped);
+	symbolizer__free(s);
+}
+
+/* A snapshot outlives its process. */
+static void test_exited(void **state UNUSED)
+{
+	struct symbolizer *s;
+	struct sym_frame f;
+	int status, p[2];
+	pid_t child;
+	char c;
+
+	assert_int_equal(pipe(p), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (!child) {
+		close(p[0]);
+		if (write(p[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], &c, 1), 1);
+	close(p[0]);
+	assert_int_equal(symbolizer__new(NULL, &s), 0);
+	assert_int_equal(symbolizer__add_process(s, child), 0);
+	kill(child, SIGKILL);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_int_equal(symbolizer__user(s, child, (uintptr_t)e2e_target, &f), 0);
+	assert_string_equal(f.name, "e2e_target");
+	/* Re-snapshotting a gone process fails but keeps nothing stale around. */
+	assert_int_equal(symbolizer__add_process(s, child), -ESRCH);
+	symbolizer__free(s);
+	symbolizer__free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fixture),
+		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_kernel),
+		cmocka_unit_test(test_self),
+		cmocka_unit_test(test_exited),
+	};
+
+	return cmocka_run_group_tests(tests, setup_fixture, teardown_fixture);
+}
