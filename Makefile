@@ -77,10 +77,13 @@ WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD
 FUZZ_SECONDS ?= 30
 
 # A test or fuzz target of module M (tests/unit/test_M.c) links the objects of the directory
-# that holds M.c, plus the logger: "each test against only its module".
+# that holds M.c, plus the logger and file helpers: "each test against only its module".
+# daemon/ is the top of the dependency graph (it wires every other module), so its tests link
+# everything.
 mod_dir = $(patsubst %/,%,$(dir $(firstword $(wildcard $(addsuffix /$(1).c,$(SRC_DIRS))))))
 BASE_OBJS := $(OUTPUT)/obj/daemon/log.o $(OUTPUT)/obj/daemon/fileio.o
-mod_objs = $(sort $(filter $(OUTPUT)/obj/$(call mod_dir,$(1))/%,$(LIB_OBJS)) $(BASE_OBJS))
+mod_objs = $(if $(filter daemon,$(call mod_dir,$(1))),$(LIB_OBJS),\
+	$(sort $(filter $(OUTPUT)/obj/$(call mod_dir,$(1))/%,$(LIB_OBJS)) $(BASE_OBJS)))
 
 .DELETE_ON_ERROR:
 .SECONDARY:

@@ -138,15 +138,15 @@ run_one() {
 			awk '/SAMPLE events:/ { print $3; exit }' >"$d/samples" || true
 		rm -f "$d/perf.data" "$d/perf.data.old"
 	fi
-	[ "$name" = bpftrace ] && gzip -f "$d/bpftrace.out" 2>/dev/null || true
+	if [ "$name" = bpftrace ]; then gzip -f "$d/bpftrace.out" 2>/dev/null || true; fi
 }
 
 # The figures mean something only on an otherwise idle machine: say so when it is not.
 busy_pct() {
 	local a b
-	a=($(head -1 /proc/stat))
+	read -ra a </proc/stat
 	sleep 2
-	b=($(head -1 /proc/stat))
+	read -ra b </proc/stat
 	local busy=$(((b[1] + b[2] + b[3] + b[6] + b[7]) - (a[1] + a[2] + a[3] + a[6] + a[7])))
 	local all=$((busy + b[4] + b[5] - a[4] - a[5]))
 	echo $((all > 0 ? busy * 100 / all : 0))

@@ -54,7 +54,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, __u32);
 	__type(value, __u8);
-	__uint(max_entries, 1024);
+	__uint(max_entries, 4096);
 } target_tgids SEC(".maps");
 
 struct {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include "daemon/fileio.h"
 #include "daemon/log.h"
 #include "daemon/preflight.h"
+#include "daemon/sha256.h"
 #include "daemon/summary.h"
 #include "profile/collapsed.h"
 #include "profile/flamegraph.h"
@@ -25,15 +27,34 @@
 
 #define DEFAULT_LOCK_PATH "/run/slideops-profiler.lock"
 #define FEW_SAMPLES_PER_SECOND 5
+#define MAX_UNREADABLE_NOTES 4
+
+/* A process of the target, watched while the capture runs. */
+struct tracked {
+	uint32_t pid;
+	char comm[16];
+	double exited_at;	/* seconds into sampling; < 0 while running */
+};
+
+struct unreadable {
+	uint32_t pid;
+	int err;
+};
 
 struct capture {
 	const struct capture_opts *opts;
 	struct capture_result *res;
 	struct symbolizer *sym;
 	struct owner_resolver *owners;
+	struct sampler *sampler;
 	struct profile *prof;
 	int64_t period_ns;
-	uint64_t unreadable;
+	uint64_t unattributed;	/* samples of processes gone before their owner was read */
+	struct tracked *tracked;
+	size_t ntracked;
+	struct unreadable unreadable[MAX_UNREADABLE_NOTES];
+	size_t nunreadable;
+	double t0;
 };
 
 static double now_s(void)
@@ -42,17 +63,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-const char *capture_target_text(const struct capture_target *t, char *buf, size_t size)
-{
-	if (t->kind == TARGET_SERVER)
-		snprintf(buf, size, "this server");
-	else if (t->npids == 1)
-		snprintf(buf, size, "process %u", t->pids[0]);
-	else
-		snprintf(buf, size, "%zu processes", t->npids);
-	return buf;
 }
 
 int capture_validate(const struct capture_opts *o, char *err, size_t size)
@@ -84,6 +94,10 @@ int capture_validate(const struct capture_opts *o, char *err, size_t size)
 		snprintf(err, size, "no process to profile");
 		return -EINVAL;
 	}
+	if (o->target.kind > TARGET_PIDS && !o->target.name[0]) {
+		snprintf(err, size, "the --%s option needs a name", target_kind_name(o->target.kind));
+		return -EINVAL;
+	}
 	if (!o->out_dir || !*o->out_dir) {
 		snprintf(err, size, "no output directory (--out DIR)");
 		return -EINVAL;
@@ -91,40 +105,83 @@ int capture_validate(const struct capture_opts *o, char *err, size_t size)
 	return 0;
 }
 
-int capture_plan(const struct capture_opts *o, struct capture_step *steps, int max)
+static const char *self_path(char *buf, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+
+	if (n < 0)
+		n = snprintf(buf, size, "%s", "/proc/self/exe");
+	buf[n] = '\0';
+	return buf;
+}
+
+/* "0.9 MB, sha256 3f2a..." of the running binary, read through /proc/self/exe. */
+static const char *self_desc(char *buf, size_t size)
+{
+	uint8_t digest[SHA256_DIGEST_LEN];
+	char hex[2 * SHA256_DIGEST_LEN + 1];
+	struct stat st;
+	int fd;
+
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || sha256_fd(fd, 256u << 20, digest) < 0) {
+		if (fd >= 0)
+			close(fd);
+		snprintf(buf, size, "size and checksum unknown");
+		return buf;
+	}
+	close(fd);
+	snprintf(buf, size, "%.1f MB, sha256 %.16s", st.st_size / 1e6, sha256_hex(digest, hex));
+	return buf;
+}
+
+int capture_plan(const struct capture_opts *o, int nprocs, struct capture_step *steps, int max)
 {
 	unsigned int hz = o->freq_hz ? o->freq_hz : 99;
-	char who[128];
+	char who[TARGET_NAME_MAX + 64], path[512], desc[128];
 	int n = 0;
 
 	if (o->target.kind == TARGET_SERVER)
 		snprintf(who, sizeof(who), "every process on this server");
+	else if (o->target.kind == TARGET_PIDS)
+		target_describe(&o->target, who, sizeof(who));
+	else if (nprocs == 1)
+		snprintf(who, sizeof(who), "the process of %s",
+			 target_describe(&o->target, who + 256, sizeof(who) - 256));
+	else if (nprocs > 1)
+		snprintf(who, sizeof(who), "the %d processes of %s", nprocs,
+			 target_describe(&o->target, who + 256, sizeof(who) - 256));
 	else
-		capture_target_text(&o->target, who, sizeof(who));
+		snprintf(who, sizeof(who), "the processes of %s",
+			 target_describe(&o->target, who + 256, sizeof(who) - 256));
 #define STEP(...)                                                                          \
 	do {                                                                               \
 		if (n < max)                                                               \
 			snprintf(steps[n].text, sizeof(steps[n].text), __VA_ARGS__);       \
 		n++;                                                                       \
 	} while (0)
+	STEP("Use the SlideOps profiler at %s (%s). It stays there for the next capture.",
+	     self_path(path, sizeof(path)), self_desc(desc, sizeof(desc)));
 	STEP("Load the eBPF sampler into the kernel (cpu-clock events on every CPU).");
 	STEP("Sample %s about %u times a second for %u second%s, using eBPF in the kernel. "
-	     "Nothing is restarted and nothing in the processes changes.",
-	     who, hz, o->duration_s, o->duration_s == 1 ? "" : "s");
-	STEP("Read the result back, name each function and group the processes by owner.");
+	     "Nothing is restarted and nothing in the processes changes. Expected overhead: %s.",
+	     who, hz, o->duration_s, o->duration_s == 1 ? "" : "s", CAPTURE_OVERHEAD_TEXT);
+	STEP("Read the result back, name each function and group the processes by owner, "
+	     "then check the target is still running.");
 	STEP("Write profile.pb.gz, profile.collapsed, flamegraph.html and summary.json to %s.",
 	     o->out_dir);
 #undef STEP
 	return n < max ? n : max;
 }
 
-static void progress(const struct capture_opts *o, int step, int nsteps, const char *text,
-		     double t0)
+static void progress(const struct capture *c, int step, int nsteps, const char *text)
 {
-	if (o->progress)
-		o->progress(o->progress_ctx, step, nsteps, text, now_s() - t0);
+	if (c->opts->progress)
+		c->opts->progress(c->opts->progress_ctx, step, nsteps, text, now_s() - c->t0);
 }
 
+static int add_note(struct capture_result *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 static int add_note(struct capture_result *r, const char *fmt, ...)
 {
 	va_list ap;
@@ -142,15 +199,93 @@ static int add_note(struct capture_result *r, const char *fmt, ...)
 	return 0;
 }
 
+static void read_comm(const char *proc_root, uint32_t pid, char *buf, size_t size)
+{
+	char path[64], *text = NULL;
+
+	snprintf(path, sizeof(path), "%s/%u/comm", proc_root ? proc_root : "/proc", pid);
+	buf[0] = '\0';
+	if (read_file_bounded(AT_FDCWD, path, 64, &text, NULL))
+		return;
+	text[strcspn(text, "\n")] = '\0';
+	snprintf(buf, size, "%s", text);
+	free(text);
+}
+
+static bool pid_alive(const char *proc_root, uint32_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%u", proc_root ? proc_root : "/proc", pid);
+	return stat(path, &st) == 0;
+}
+
+static int track(struct capture *c, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < c->ntracked; i++)
+		if (c->tracked[i].pid == pid)
+			return 0;
+	if (c->ntracked >= TARGET_MAX_PIDS)
+		return -E2BIG;
+	c->tracked[c->ntracked].pid = pid;
+	c->tracked[c->ntracked].exited_at = -1;
+	read_comm(c->opts->proc_root, pid, c->tracked[c->ntracked].comm,
+		  sizeof(c->tracked[0].comm));
+	c->ntracked++;
+	if (c->sampler)
+		return sampler__add_tgid(c->sampler, pid);
+	return 0;
+}
+
+/* Finds the target's processes (new ones join the filter) and notes the ones that exited. */
+static int refresh_target(struct capture *c, char *err, size_t size)
+{
+	const struct capture_opts *o = c->opts;
+	uint32_t *pids;
+	size_t i;
+	int n, ret = 0;
+
+	if (o->target.kind == TARGET_SERVER)
+		return 0;
+	pids = malloc(TARGET_MAX_PIDS * sizeof(*pids));
+	if (!pids)
+		return -ENOMEM;
+	n = target_resolve(&o->target, c->owners, o->proc_root, pids, TARGET_MAX_PIDS, err, size);
+	/* Once sampling runs, a target whose processes all exited is a note, not an error. */
+	if (n == -ENOENT && c->ntracked)
+		n = 0;
+	if (n < 0) {
+		ret = n;
+		goto out;
+	}
+	for (i = 0; i < (size_t)n && !ret; i++)
+		ret = track(c, pids[i]);
+	for (i = 0; i < c->ntracked; i++)
+		if (c->tracked[i].exited_at < 0 && !pid_alive(o->proc_root, c->tracked[i].pid))
+			c->tracked[i].exited_at = c->t0 ? now_s() - c->t0 : 0;
+out:
+	free(pids);
+	return ret;
+}
+
 static int on_new_task(void *ctx, uint32_t tgid, uint64_t cgroup_id)
 {
 	struct capture *c = ctx;
 	struct owner o;
+	int err;
 
 	(void)cgroup_id;
-	/* A process may be gone already: that is not an error, it is named from what we saw. */
+	/* A process may be gone already: not an error, it is named from what was seen. */
 	owner_resolver__resolve(c->owners, tgid, &o);
-	symbolizer__add_process(c->sym, tgid);
+	err = symbolizer__add_process(c->sym, tgid);
+	if (err && err != -ESRCH && c->nunreadable < MAX_UNREADABLE_NOTES) {
+		c->unreadable[c->nunreadable].pid = tgid;
+		c->unreadable[c->nunreadable].err = err;
+		c->nunreadable++;
+	}
 	return 0;
 }
 
@@ -191,7 +326,7 @@ static int kernel_frame(struct capture *c, uint64_t ip)
 static int on_sample(void *ctx, const struct sampler_sample *s)
 {
 	struct capture *c = ctx;
-	uint32_t frames[2 * 127];
+	uint32_t frames[2 * 127 + 1];
 	struct prof_labels labels = {};
 	char owner_name[OWNER_NAME_MAX + 32];
 	struct owner o;
@@ -213,7 +348,6 @@ static int on_sample(void *ctx, const struct sampler_sample *s)
 			return id;
 		frames[n++] = id;
 	}
-
 	if (!n) {
 		/* No stack at all: the user stack was lost (stack map full) or unreadable, and the
 		 * sample hit no kernel code. Keep the time, under a frame that says so. */
@@ -231,7 +365,7 @@ static int on_sample(void *ctx, const struct sampler_sample *s)
 	if (owner_resolver__resolve(c->owners, s->tgid, &o) < 0) {
 		memset(&o, 0, sizeof(o));
 		o.group = OWNER_OTHER;
-		c->unreadable += s->count;
+		c->unattributed += s->count;
 	}
 	labels.owner = owner_format(&o, owner_name, sizeof(owner_name));
 	labels.process = s->pcomm;
@@ -276,14 +410,14 @@ static int write_files(struct capture *c, char *err, size_t size)
 	const struct capture_opts *o = c->opts;
 	struct flamegraph_opts fg = {};
 	const char *notes[CAPTURE_MAX_NOTES + 1] = {};
-	char path[4096], title[256], who[128];
+	char path[4096], title[TARGET_NAME_MAX + 128], who[TARGET_NAME_MAX + 32];
 	size_t i;
 	int ret;
 
 	for (i = 0; i < c->res->nnotes; i++)
 		notes[i] = c->res->notes[i];
 	snprintf(title, sizeof(title), "%s: %s, %u s", question_info(o->question)->text,
-		 capture_target_text(&o->target, who, sizeof(who)), o->duration_s);
+		 target_describe(&o->target, who, sizeof(who)), o->duration_s);
 	fg.title = title;
 	fg.answer = c->res->answer;
 	fg.notes = notes;
@@ -306,29 +440,142 @@ static int write_files(struct capture *c, char *err, size_t size)
 	return 0;
 }
 
+static void exit_notes(struct capture *c)
+{
+	struct capture_result *r = c->res;
+	size_t i, listed = 0;
+
+	for (i = 0; i < c->ntracked; i++) {
+		const struct tracked *t = &c->tracked[i];
+
+		if (t->exited_at < 0)
+			continue;
+		r->nexited++;
+		if (listed++ < 4)
+			add_note(r, "Process %u (%s) exited during the capture, about %.0f s after "
+				    "sampling started; the profile holds what it did until then.",
+				 t->pid, t->comm[0] ? t->comm : "?", t->exited_at);
+	}
+	if (listed > 4)
+		add_note(r, "%zu more processes of the target exited during the capture.",
+			 listed - 4);
+	if (c->ntracked && r->nexited == c->ntracked)
+		add_note(r, "The target is no longer running: every process of it exited during "
+			    "the capture.");
+}
+
 static void verification_notes(struct capture *c)
 {
 	const struct capture_opts *o = c->opts;
 	struct capture_result *r = c->res;
 	uint64_t lost = r->stats.lost_counts + r->stats.lost_stacks;
+	const char *who;
+	size_t i;
 
+	exit_notes(c);
+	switch (o->target.kind) {
+	case TARGET_SERVER:
+		who = "the server";
+		break;
+	case TARGET_SERVICE:
+		who = "the Service";
+		break;
+	case TARGET_PIDS:
+		who = o->target.npids == 1 ? "the process" : "the processes";
+		break;
+	default:
+		who = "the target";
+	}
 	if (r->samples < (uint64_t)FEW_SAMPLES_PER_SECOND * o->duration_s)
 		add_note(r, "Very few samples: %s was almost idle. Capture again while it is under "
-			    "the load you want to understand.",
-			 o->target.kind == TARGET_SERVER ? "the server" : "the target");
+			    "the load you want to understand.", who);
 	if (r->report && r->report->unnamed_share >= 10.0)
 		add_note(r, "Many native frames have no names, because the binaries were built "
 			    "without symbols (%.0f%% of the samples).",
 			 r->report->unnamed_share);
-	if (c->unreadable)
+	for (i = 0; i < c->nunreadable; i++) {
+		char comm[16];
+
+		read_comm(o->proc_root, c->unreadable[i].pid, comm, sizeof(comm));
+		add_note(r, "Process %u (%s) could not be read, so its functions have no names: %s.",
+			 c->unreadable[i].pid, comm[0] ? comm : "?",
+			 strerror(-c->unreadable[i].err));
+	}
+	if (c->unattributed)
 		add_note(r, "%llu samples came from processes that exited before they could be "
 			    "read; they are shown under Other processes.",
-			 (unsigned long long)c->unreadable);
+			 (unsigned long long)c->unattributed);
 	if (lost)
 		add_note(r, "%llu samples lost to full maps (%llu counts, %llu stacks).",
 			 (unsigned long long)lost, (unsigned long long)r->stats.lost_counts,
 			 (unsigned long long)r->stats.lost_stacks);
 	r->lost = lost;
+}
+
+static void answer(struct capture *c)
+{
+	const struct capture_opts *o = c->opts;
+	struct capture_result *r = c->res;
+	char who[TARGET_NAME_MAX + 64];
+	uint64_t busy = r->samples + r->stats.filtered;
+
+	r->others = r->stats.filtered;
+	if (o->target.kind == TARGET_SERVER) {
+		report_answer(r->report, o->duration_s, "the CPU time", "on this server", r->answer,
+			      sizeof(r->answer));
+		return;
+	}
+	target_describe(&o->target, who, sizeof(who));
+	if (o->target.kind == TARGET_PIDS && o->target.npids == 1 && c->ntracked &&
+	    c->tracked[0].comm[0])
+		snprintf(who + strlen(who), sizeof(who) - strlen(who), " (%s)", c->tracked[0].comm);
+	report_answer_target(r->report, o->duration_s, who,
+			     busy ? 100.0 * (double)r->samples / (double)busy : 0, "the CPU time",
+			     "on this server", r->answer, sizeof(r->answer));
+}
+
+static void capture_free(struct capture *c)
+{
+	sampler__free(c->sampler);
+	profile__free(c->prof);
+	symbolizer__free(c->sym);
+	owner_resolver__free(c->owners);
+	capture_result__free(c->res);
+	free(c->tracked);
+}
+
+static int sample(struct capture *c, struct capture_step *steps, int nsteps, char *err,
+		  size_t size)
+{
+	const struct capture_opts *o = c->opts;
+	double t_last = 0, left;
+	int ret;
+
+	c->t0 = now_s();
+	progress(c, 3, nsteps, steps[2].text);
+	while (!(o->stop && *o->stop)) {
+		left = o->duration_s - (now_s() - c->t0);
+		if (left <= 0)
+			break;
+		ret = sampler__poll(c->sampler, left < 0.2 ? (int)(left * 1000) + 1 : 200);
+		if (ret < 0 && ret != -EINTR) {
+			snprintf(err, size, "sampling failed: %s", strerror(-ret));
+			return ret;
+		}
+		if (now_s() - t_last >= 1.0) {
+			t_last = now_s();
+			refresh_target(c, err, size);
+			progress(c, 3, nsteps, steps[2].text);
+		}
+	}
+	sampler__stop(c->sampler);
+	refresh_target(c, err, size);
+	c->res->sampled_s = now_s() - c->t0;
+	if (o->stop && *o->stop) {
+		snprintf(err, size, "the capture was stopped before it finished; nothing was written");
+		return -ECANCELED;
+	}
+	return 0;
 }
 
 int capture_run(const struct capture_opts *o, struct capture_result **out, char *err,
@@ -337,15 +584,15 @@ int capture_run(const struct capture_opts *o, struct capture_result **out, char 
 	struct capture c = { .opts = o };
 	struct capture_step steps[CAPTURE_MAX_STEPS];
 	struct symbolizer_opts so = { .proc_root = o->proc_root };
-	struct owner_resolver_opts ro = { .proc_root = o->proc_root };
+	struct owner_resolver_opts ro = { .proc_root = o->proc_root, .name_fn = o->name_fn,
+					  .name_ctx = o->name_ctx };
 	struct profile_opts po = {};
 	struct sampler_opts sopts = {};
-	struct sampler *sampler = NULL;
 	struct preflight pf;
 	struct timespec wall;
 	unsigned int hz = o->freq_hz ? o->freq_hz : 99;
 	int nsteps, lockfd = -1, ret;
-	double t0, t_end, t_last = 0;
+	double t_end;
 
 	ret = capture_validate(o, err, size);
 	if (ret)
@@ -356,78 +603,63 @@ int capture_run(const struct capture_opts *o, struct capture_result **out, char 
 	}
 	lockfd = take_lock(o->lock_path ? o->lock_path : DEFAULT_LOCK_PATH);
 	if (lockfd < 0) {
-		ret = lockfd;
-		if (ret == -EBUSY)
+		if (lockfd == -EBUSY)
 			snprintf(err, size, CAPTURE_BUSY_MSG);
 		else
-			snprintf(err, size, "cannot take the capture lock: %s", strerror(-ret));
-		return ret;
+			snprintf(err, size, "cannot take the capture lock: %s", strerror(-lockfd));
+		return lockfd;
 	}
-	ret = check_out_dir(o->out_dir, err, size);
-	if (ret)
-		goto out;
-
 	c.res = calloc(1, sizeof(*c.res));
-	if (!c.res) {
-		ret = -ENOMEM;
+	c.tracked = calloc(TARGET_MAX_PIDS, sizeof(*c.tracked));
+	if (!c.res || !c.tracked)
 		goto out_oom;
-	}
-	nsteps = capture_plan(o, steps, CAPTURE_MAX_STEPS);
-	t0 = now_s();
-	clock_gettime(CLOCK_REALTIME, &wall);
-	c.res->start_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec;
-	c.period_ns = 1000000000LL / hz;
-
 	ret = symbolizer__new(&so, &c.sym);
 	if (!ret)
 		ret = owner_resolver__new(&ro, &c.owners);
 	if (ret)
 		goto out_oom;
+	/* The target must exist before anything is loaded. */
+	ret = refresh_target(&c, err, size);
+	if (ret)
+		goto out;
+	ret = check_out_dir(o->out_dir, err, size);
+	if (ret)
+		goto out;
 
-	/* Step 1: load. */
-	progress(o, 1, nsteps, steps[0].text, t0);
+	nsteps = capture_plan(o, (int)c.ntracked, steps, CAPTURE_MAX_STEPS);
+	c.t0 = now_s();
+	clock_gettime(CLOCK_REALTIME, &wall);
+	c.res->start_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec;
+	c.period_ns = 1000000000LL / hz;
+
+	/* Step 1: the binary (already here: nothing to install on a plain server). */
+	progress(&c, 1, nsteps, steps[0].text);
+	/* Step 2: load. */
+	progress(&c, 2, nsteps, steps[1].text);
 	sopts.freq_hz = hz;
 	sopts.on_new_task = on_new_task;
 	sopts.ctx = &c;
-	if (o->target.kind == TARGET_PIDS) {
-		sopts.tgids = o->target.pids;
-		sopts.ntgids = o->target.npids;
-	}
-	ret = sampler__new(&sopts, &sampler);
+	sopts.filter_tgids = o->target.kind != TARGET_SERVER;
+	ret = sampler__new(&sopts, &c.sampler);
 	if (ret) {
 		snprintf(err, size, "cannot start the eBPF sampler: %s", strerror(-ret));
 		goto out;
 	}
-
-	/* Step 2: sample. */
-	t0 = now_s();
-	progress(o, 2, nsteps, steps[1].text, t0);
-	while (!(o->stop && *o->stop)) {
-		double left = o->duration_s - (now_s() - t0);
-
-		if (left <= 0)
-			break;
-		ret = sampler__poll(sampler, left < 0.2 ? (int)(left * 1000) + 1 : 200);
-		if (ret < 0 && ret != -EINTR) {
-			snprintf(err, size, "sampling failed: %s", strerror(-ret));
-			goto out;
-		}
-		if (now_s() - t_last >= 1.0) {
-			t_last = now_s();
-			progress(o, 2, nsteps, steps[1].text, t0);
-		}
-	}
-	sampler__stop(sampler);
-	t_end = now_s();
-	if (o->stop && *o->stop) {
-		ret = -ECANCELED;
-		snprintf(err, size, "the capture was stopped before it finished; nothing was written");
+	for (size_t i = 0; i < c.ntracked && !ret; i++)
+		ret = sampler__add_tgid(c.sampler, c.tracked[i].pid);
+	if (ret) {
+		snprintf(err, size, "cannot set the sampler's filter: %s", strerror(-ret));
 		goto out;
 	}
-	c.res->sampled_s = t_end - t0;
 
-	/* Step 3: read back and name. */
-	progress(o, 3, nsteps, steps[2].text, t0);
+	/* Step 3: sample. */
+	ret = sample(&c, steps, nsteps, err, size);
+	if (ret)
+		goto out;
+	t_end = now_s();
+
+	/* Step 4: read back, name, verify. */
+	progress(&c, 4, nsteps, steps[3].text);
 	po.period_type = "cpu";
 	po.period_unit = "nanoseconds";
 	po.period = c.period_ns;
@@ -437,45 +669,68 @@ int capture_run(const struct capture_opts *o, struct capture_result **out, char 
 	ret = profile__new(&po, &c.prof);
 	if (ret)
 		goto out_oom;
-	ret = sampler__drain(sampler, on_sample, &c);
+	ret = sampler__drain(c.sampler, on_sample, &c);
 	if (ret) {
 		snprintf(err, size, "reading the samples failed: %s", strerror(-ret));
 		goto out;
 	}
-	sampler__stats(sampler, &c.res->stats);
+	sampler__stats(c.sampler, &c.res->stats);
 	ret = report__new(c.prof, NULL, &c.res->report);
 	if (ret)
 		goto out_oom;
-	report_answer(c.res->report, o->duration_s, "the CPU time",
-		      o->target.kind == TARGET_SERVER ? "on this server" : "of the target",
-		      c.res->answer, sizeof(c.res->answer));
+	answer(&c);
 	verification_notes(&c);
+	c.res->pids = malloc((c.ntracked ? c.ntracked : 1) * sizeof(*c.res->pids));
+	if (!c.res->pids)
+		goto out_oom;
+	for (c.res->npids = 0; c.res->npids < c.ntracked; c.res->npids++)
+		c.res->pids[c.res->npids] = c.tracked[c.res->npids].pid;
 
-	/* Step 4: write. */
-	progress(o, 4, nsteps, steps[3].text, t0);
+	/* Step 5: write. */
+	progress(&c, 5, nsteps, steps[4].text);
 	c.res->result_s = now_s() - t_end;
 	ret = write_files(&c, err, size);
 	if (ret)
 		goto out;
+	c.res->result_s = now_s() - t_end;
 	c.res->profile = c.prof;
 	c.prof = NULL;
-	c.res->result_s = now_s() - t_end;
 	*out = c.res;
 	c.res = NULL;
 	ret = 0;
 	goto out;
 
 out_oom:
+	ret = -ENOMEM;
 	snprintf(err, size, "out of memory");
 out:
-	sampler__free(sampler);
-	profile__free(c.prof);
-	symbolizer__free(c.sym);
-	owner_resolver__free(c.owners);
-	capture_result__free(c.res);
+	capture_free(&c);
 	if (lockfd >= 0)
 		close(lockfd);
 	return ret;
+}
+
+int capture_count_target(const struct capture_opts *o, char *err, size_t size)
+{
+	struct owner_resolver_opts ro = { .proc_root = o->proc_root, .name_fn = o->name_fn,
+					  .name_ctx = o->name_ctx };
+	struct owner_resolver *owners;
+	uint32_t *pids;
+	int n;
+
+	if (o->target.kind == TARGET_SERVER)
+		return 0;
+	pids = malloc(TARGET_MAX_PIDS * sizeof(*pids));
+	if (!pids)
+		return -ENOMEM;
+	n = owner_resolver__new(&ro, &owners);
+	if (!n) {
+		n = target_resolve(&o->target, owners, o->proc_root, pids, TARGET_MAX_PIDS, err,
+				   size);
+		owner_resolver__free(owners);
+	}
+	free(pids);
+	return n;
 }
 
 void capture_result__free(struct capture_result *r)
@@ -488,5 +743,6 @@ void capture_result__free(struct capture_result *r)
 	report__free(r->report);
 	for (i = 0; i < r->nnotes; i++)
 		free(r->notes[i]);
+	free(r->pids);
 	free(r);
 }

@@ -14,29 +14,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cgroups/resolver.h"
 #include "daemon/question.h"
 #include "daemon/sampler.h"
+#include "daemon/target.h"
 
 #define CAPTURE_MAX_STEPS 8
 #define CAPTURE_MAX_NOTES 16
-#define CAPTURE_MAX_PIDS 64
+/* What plan says about overhead: the figure measured by bench/ (docs/benchmarks.md). */
+#define CAPTURE_OVERHEAD_TEXT "about 1% of one CPU while sampling"
 #define CAPTURE_BUSY_MSG "a capture is already running on this server"
 /* Exit status of `capture` when another capture holds the lock. */
 #define CAPTURE_EXIT_BUSY 3
 
-enum target_kind {
-	TARGET_SERVER = 0,
-	TARGET_PIDS,
-};
-
-struct capture_target {
-	enum target_kind kind;
-	uint32_t pids[CAPTURE_MAX_PIDS];
-	size_t npids;
-};
-
 struct capture_step {
-	char text[512];
+	char text[1024];
 };
 
 /* Progress: called when a step starts and about once a second while it runs. */
@@ -54,6 +46,8 @@ struct capture_opts {
 	volatile sig_atomic_t *stop;	/* set to stop early (SIGINT/SIGTERM); may be NULL */
 	const char *lock_path;		/* default /run/slideops-profiler.lock */
 	const char *proc_root;		/* default /proc */
+	owner_name_fn_t name_fn;	/* names Services (Kubernetes, config rules); may be NULL */
+	void *name_ctx;
 };
 
 struct capture_result {
@@ -68,14 +62,28 @@ struct capture_result {
 	double result_s;		/* end of sampling -> files written */
 	uint64_t samples;		/* on-CPU samples of the target */
 	uint64_t lost;			/* samples lost to full maps */
+	uint64_t others;		/* on-CPU samples of processes outside the target */
+	uint32_t *pids;			/* the target's processes seen during the capture */
+	size_t npids;
+	size_t nexited;			/* how many of them exited during the capture */
 };
 
 /* Validates options: question, duration, target. Returns 0 or -EINVAL with @err (a one-line
  * reason) filled. */
 int capture_validate(const struct capture_opts *opts, char *err, size_t size);
 
-/* The numbered steps in plain words. Returns the number of steps. */
-int capture_plan(const struct capture_opts *opts, struct capture_step *steps, int max);
+/*
+ * The numbered steps in plain words; @nprocs is the number of the target's processes now (or -1
+ * when not known; ignored for a server). Returns the number of steps.
+ */
+int capture_plan(const struct capture_opts *opts, int nprocs, struct capture_step *steps,
+		 int max);
+
+/*
+ * Counts the target's processes now (0 for a server). Returns the count, or -ENOENT with @err
+ * naming what exists, or -errno.
+ */
+int capture_count_target(const struct capture_opts *opts, char *err, size_t size);
 
 /*
  * Runs the capture and writes the four files. Returns 0 with @out (caller frees with
@@ -87,7 +95,5 @@ int capture_run(const struct capture_opts *opts, struct capture_result **out, ch
 
 void capture_result__free(struct capture_result *r);
 
-/* "this server", "process 1234", "3 processes" into @buf. Returns @buf. */
-const char *capture_target_text(const struct capture_target *t, char *buf, size_t size);
 
 #endif

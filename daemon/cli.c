@@ -13,12 +13,13 @@
 #include <unistd.h>
 
 #include "daemon/capture.h"
+#include "daemon/check.h"
 #include "daemon/log.h"
-#include "daemon/preflight.h"
 #include "daemon/question.h"
 #include "profile/report.h"
 
 #define PROG "slideops-profiler"
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define VERSION "0.1.0"
 
 static volatile sig_atomic_t stop_requested;
@@ -29,7 +30,8 @@ static const char usage_text[] =
 	"  " PROG " plan    [TARGET] --question Q [--duration S]\n"
 	"  " PROG " capture [TARGET] --question Q [--duration S] [--out DIR] [--json]\n"
 	"  " PROG " version\n"
-	"TARGET: --server (default) | --pid PID (repeatable)\n"
+	"TARGET: --server (default) | --service NAME | --pid PID (repeatable) | --unit NAME |\n"
+	"        --container ID\n"
 	"Q: cpu, wall, threads, locks, memory-growth, memory-held, memory-alloc\n"
 	"S: whole seconds from 1 to 60 (default 30)\n"
 	"See docs/cli.md.\n";
@@ -39,6 +41,7 @@ struct cli_args {
 	const char *question;
 	bool json;
 	bool have_question;
+	int ntargets;
 	char out_default[64];
 };
 
@@ -76,6 +79,9 @@ static int parse_args(int argc, char **argv, struct cli_args *a)
 	static const struct option longopts[] = {
 		{ "server", no_argument, NULL, 's' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "unit", required_argument, NULL, 'u' },
+		{ "container", required_argument, NULL, 'c' },
+		{ "service", required_argument, NULL, 'S' },
 		{ "question", required_argument, NULL, 'q' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "out", required_argument, NULL, 'o' },
@@ -93,13 +99,33 @@ static int parse_args(int argc, char **argv, struct cli_args *a)
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			a->opts.target.kind = TARGET_SERVER;
+		case 'u':
+		case 'c':
+		case 'S':
+			if (a->ntargets++)
+				return fail(CLI_EXIT_USAGE, "give one target: --server, --service, "
+							    "--pid, --unit or --container");
+			a->opts.target.kind = c == 's' ? TARGET_SERVER :
+					      c == 'u' ? TARGET_UNIT :
+					      c == 'c' ? TARGET_CONTAINER :
+							 TARGET_SERVICE;
+			if (c == 's')
+				break;
+			if (!*optarg || strlen(optarg) >= sizeof(a->opts.target.name))
+				return fail(CLI_EXIT_USAGE, "--%s needs a name of 1 to %zu characters",
+					    target_kind_name(a->opts.target.kind),
+					    sizeof(a->opts.target.name) - 1);
+			snprintf(a->opts.target.name, sizeof(a->opts.target.name), "%s", optarg);
 			break;
 		case 'p':
 			if (parse_uint(optarg, 0x3fffffff, &v) || !v)
 				return fail(CLI_EXIT_USAGE, "--pid needs a process id, not '%s'", optarg);
-			if (a->opts.target.npids >= CAPTURE_MAX_PIDS)
-				return fail(CLI_EXIT_USAGE, "at most %d --pid options", CAPTURE_MAX_PIDS);
+			if (a->opts.target.npids >= ARRAY_SIZE(a->opts.target.pids))
+				return fail(CLI_EXIT_USAGE, "at most %zu --pid options",
+					    ARRAY_SIZE(a->opts.target.pids));
+			if (a->ntargets++ && a->opts.target.kind != TARGET_PIDS)
+				return fail(CLI_EXIT_USAGE, "give one target: --server, --service, "
+							    "--pid, --unit or --container");
 			a->opts.target.kind = TARGET_PIDS;
 			a->opts.target.pids[a->opts.target.npids++] = (uint32_t)v;
 			break;
@@ -183,32 +209,28 @@ static void print_progress(void *ctx, int step, int nsteps, const char *text, do
 
 static int cmd_check(struct cli_args *a)
 {
-	struct preflight pf;
-	char msg[2048];
-	int i;
+	struct check_opts co = { .target = a->opts.target };
+	char *json = NULL, *text = NULL, err[1024] = "";
+	int ret;
 
-	preflight_check(&pf);
-	if (a->json) {
-		printf("{\"ready\": %s, \"kernel\": \"%s\", \"processor\": \"%s\"}\n",
-		       pf.nreasons ? "false" : "true", pf.kernel, pf.processor);
-	} else {
-		printf("%s\n", preflight_message(&pf, msg, sizeof(msg)));
-		printf("Kernel: %s\nProcessor: %s\nQuestions:\n", pf.kernel, pf.processor);
-		for (i = 0; i < Q_COUNT; i++) {
-			const struct question_info *q = question_info(i);
-
-			printf("  %-14s %-38s %s\n", q->id, q->text,
-			       q->implemented ? "available" : "not available in this build yet");
-		}
-	}
-	return pf.nreasons ? EXIT_FAILURE : EXIT_SUCCESS;
+	ret = check_run(&co, &json, &text, err, sizeof(err));
+	if (ret == -ENOENT)
+		return fail(EXIT_FAILURE, "%s", err);
+	if (ret && ret != -EPERM)
+		return fail(EXIT_FAILURE, "check failed: %s", err[0] ? err : strerror(-ret));
+	fputs(a->json ? json : text, stdout);
+	if (a->json)
+		fputc('\n', stdout);
+	free(json);
+	free(text);
+	return ret ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 static int cmd_plan(struct cli_args *a)
 {
 	struct capture_step steps[CAPTURE_MAX_STEPS];
-	char err[512];
-	int i, n;
+	char err[1024];
+	int i, n, nprocs;
 
 	if (!a->have_question)
 		return fail(CLI_EXIT_USAGE, "plan needs --question; choose one of: cpu, wall, "
@@ -217,7 +239,10 @@ static int cmd_plan(struct cli_args *a)
 		a->opts.out_dir = a->out_default;
 	if (capture_validate(&a->opts, err, sizeof(err)))
 		return fail(CLI_EXIT_USAGE, "%s", err);
-	n = capture_plan(&a->opts, steps, CAPTURE_MAX_STEPS);
+	nprocs = capture_count_target(&a->opts, err, sizeof(err));
+	if (nprocs < 0)
+		return fail(EXIT_FAILURE, "%s", err);
+	n = capture_plan(&a->opts, nprocs, steps, CAPTURE_MAX_STEPS);
 	for (i = 0; i < n; i++)
 		printf("%d. %s\n", i + 1, steps[i].text);
 	return EXIT_SUCCESS;

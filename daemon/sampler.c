@@ -224,7 +224,7 @@ int sampler__new(const struct sampler_opts *opts, struct sampler **out)
 		pr_err_errno(err, "opening the BPF sampler");
 		goto err_free;
 	}
-	s->skel->rodata->filter_tgids = opts->ntgids > 0;
+	s->skel->rodata->filter_tgids = opts->filter_tgids || opts->ntgids > 0;
 	s->skel->rodata->filter_cgroups = opts->ncgroup_ids > 0;
 	if (opts->stack_entries)
 		bpf_map__set_max_entries(s->skel->maps.stacks, opts->stack_entries);
@@ -296,6 +296,15 @@ int sampler__poll(struct sampler *s, int timeout_ms)
 	if (err < 0 && err != -EINTR)
 		return err;
 	return s->delivered;
+}
+
+int sampler__add_tgid(struct sampler *s, uint32_t tgid)
+{
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.target_tgids), &tgid, &one, BPF_ANY))
+		return -errno;
+	return 0;
 }
 
 int sampler__stop(struct sampler *s)

@@ -10,6 +10,7 @@
 #ifndef SLIDEOPS_SAMPLER_H
 #define SLIDEOPS_SAMPLER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,7 +20,8 @@ typedef int (*sampler_task_fn_t)(void *ctx, uint32_t tgid, uint64_t cgroup_id);
 
 struct sampler_opts {
 	unsigned int freq_hz;		/* default 99 */
-	const uint32_t *tgids;		/* sample only these processes; NULL/0: all */
+	bool filter_tgids;		/* sample only the tgids given here or added later */
+	const uint32_t *tgids;		/* initial filter set */
 	size_t ntgids;
 	const uint64_t *cgroup_ids;	/* sample only these cgroup v2 ids; NULL/0: all */
 	size_t ncgroup_ids;
@@ -66,6 +68,10 @@ void sampler__free(struct sampler *s);
 /* Waits up to @timeout_ms for first sightings and delivers them. Returns the number delivered
  * or -errno. */
 int sampler__poll(struct sampler *s, int timeout_ms);
+
+/* Adds @tgid to the filter set while sampling runs (filter_tgids). Returns 0 or -errno
+ * (-E2BIG: the set is full). */
+int sampler__add_tgid(struct sampler *s, uint32_t tgid);
 
 /* Stops sampling (detaches the perf events) and delivers pending first sightings. Idempotent. */
 int sampler__stop(struct sampler *s);

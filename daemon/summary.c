@@ -72,7 +72,7 @@ char *summary_json(const struct capture_opts *o, const struct capture_result *r)
 {
 	const struct report *rep = r->report;
 	json_t *root, *top, *notes, *stripped, *langs;
-	char start[64], who[128], *text;
+	char start[64], who[TARGET_NAME_MAX + 32], *text;
 	time_t secs = r->start_ns / 1000000000;
 	struct tm tm;
 	uint64_t all = r->stats.samples;
@@ -107,8 +107,8 @@ char *summary_json(const struct capture_opts *o, const struct capture_result *r)
 		"version", SUMMARY_VERSION,
 		"question", question_info(o->question)->id,
 		"question_text", question_info(o->question)->text,
-		"target", "kind", o->target.kind == TARGET_SERVER ? "server" : "pids",
-		"description", capture_target_text(&o->target, who, sizeof(who)),
+		"target", "kind", target_kind_name(o->target.kind),
+		"description", target_describe(&o->target, who, sizeof(who)),
 		"start", start,
 		"duration_seconds", (int)o->duration_s,
 		"sampled_seconds", round1(r->sampled_s),

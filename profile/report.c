@@ -477,3 +477,14 @@ int report_answer(const struct report *r, unsigned int seconds, const char *what
 			      round_pct(r->groups[1].share));
 	return n;
 }
+
+int report_answer_target(const struct report *r, unsigned int seconds, const char *who,
+			 double share, const char *what, const char *where, char *buf, size_t size)
+{
+	if (!r->ntop || r->total <= 0)
+		return snprintf(buf, size, "Over %u second%s, %s did not use %s %s: no samples "
+				"were taken.", seconds, seconds == 1 ? "" : "s", who, what, where);
+	return snprintf(buf, size, "Over %u second%s, %s used %d%% of %s %s, most of it in %s.",
+			seconds, seconds == 1 ? "" : "s", who, round_pct(share), what, where,
+			r->top[0].name);
+}

@@ -83,4 +83,14 @@ bool report_is_system_dso(const char *path);
 int report_answer(const struct report *r, unsigned int seconds, const char *what,
 		  const char *where, char *buf, size_t size);
 
+/*
+ * The answer for one target (a Service, a unit, processes) rather than a whole server:
+ * "Over 30 seconds, Service billing used 54% of the CPU time on this server, most of it in
+ * build_report." @share is the target's percent of the server's busy time (computed by the
+ * caller, which knows what was filtered out). Returns the length needed, as snprintf.
+ */
+int report_answer_target(const struct report *r, unsigned int seconds, const char *who,
+			 double share, const char *what, const char *where, char *buf,
+			 size_t size);
+
 #endif

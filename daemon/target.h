@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * target: what a capture looks at (SPEC 5 TARGET) and which processes that is right now.
+ *
+ * --server is every process; --pid names processes; --unit, --container and --service name an
+ * owner (cgroups/owner.h), whose processes are found by scanning /proc. An unknown name is a
+ * clear error that lists what exists.
+ */
+#ifndef SLIDEOPS_TARGET_H
+#define SLIDEOPS_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TARGET_MAX_PIDS 4096
+#define TARGET_NAME_MAX 256
+
+struct owner_resolver;
+
+enum target_kind {
+	TARGET_SERVER = 0,
+	TARGET_PIDS,
+	TARGET_UNIT,
+	TARGET_CONTAINER,
+	TARGET_SERVICE,
+};
+
+struct capture_target {
+	enum target_kind kind;
+	uint32_t pids[64];	/* TARGET_PIDS: as given */
+	size_t npids;
+	char name[TARGET_NAME_MAX];	/* unit, container id or name, service */
+};
+
+/* "this server", "process 1234", "Unit nginx.service", "Container redis" into @buf. */
+const char *target_describe(const struct capture_target *t, char *buf, size_t size);
+
+/* "server", "pids", "unit", "container", "service" */
+const char *target_kind_name(enum target_kind k);
+
+/*
+ * Finds the processes of @t now: fills @pids (at most @max) and returns their number (>= 0).
+ * For TARGET_SERVER returns 0 and fills nothing (everything is the target). Returns -ENOENT with
+ * @err set when the target matches no process (listing the units, containers and services
+ * seen, or which pid does not exist); -errno on failure to read /proc.
+ */
+int target_resolve(const struct capture_target *t, struct owner_resolver *owners,
+		   const char *proc_root, uint32_t *pids, size_t max, char *err, size_t errsize);
+
+/* True when process @tgid (with its owner resolved by @owners) belongs to @t. */
+bool target_match(const struct capture_target *t, struct owner_resolver *owners, uint32_t tgid);
+
+#endif
