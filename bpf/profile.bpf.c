@@ -2,7 +2,6 @@
 /* On-CPU sampler: a perf_event program on cpu-clock, attached on every online CPU. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include <bpf/bpf_core_read.h>
 
 #include "profile.h"
 
@@ -97,7 +96,6 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 	__u32 tgid = id >> 32, tid = (__u32)id;
 	struct prof_key key = {};
 	struct prof_value *val, zero = {};
-	struct task_struct *task;
 
 	stat_inc(PROF_STAT_SAMPLES);
 	if (tid == 0) {
@@ -130,9 +128,10 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 
 	val = bpf_map_lookup_elem(&counts, &key);
 	if (!val) {
+		/* The process name is read by user space when the process is first seen: a CO-RE
+		 * read of group_leader->comm here would make libbpf parse the kernel's BTF at
+		 * every start, the largest part of our start-up cost (docs/benchmarks.md). */
 		bpf_get_current_comm(zero.comm, sizeof(zero.comm));
-		task = (struct task_struct *)bpf_get_current_task();
-		BPF_CORE_READ_STR_INTO(&zero.pcomm, task, group_leader, comm);
 		if (bpf_map_update_elem(&counts, &key, &zero, BPF_NOEXIST) &&
 		    !bpf_map_lookup_elem(&counts, &key)) {
 			stat_inc(PROF_STAT_DROP_COUNTS);

@@ -36,7 +36,6 @@ struct prof_key {
 struct prof_value {
 	__u64 count;
 	char comm[PROF_COMM_LEN];	/* thread name */
-	char pcomm[PROF_COMM_LEN];	/* process name: the thread group leader's */
 };
 
 /* Ring buffer event: a tgid seen for the first time, so user space can snapshot it while it

@@ -36,6 +36,14 @@ struct tracked {
 	double exited_at;	/* seconds into sampling; < 0 while running */
 };
 
+/* Process names by tgid, read from /proc when a process is first seen (bounded; a process that
+ * does not fit is named by its sampled thread). */
+#define PNAME_SLOTS 16384
+struct pname {
+	uint32_t tgid;
+	char comm[16];
+};
+
 struct unreadable {
 	uint32_t pid;
 	int err;
@@ -52,6 +60,8 @@ struct capture {
 	uint64_t unattributed;	/* samples of processes gone before their owner was read */
 	struct tracked *tracked;
 	size_t ntracked;
+	struct pname *pnames;
+	size_t npnames;
 	struct unreadable unreadable[MAX_UNREADABLE_NOTES];
 	size_t nunreadable;
 	double t0;
@@ -271,6 +281,39 @@ out:
 	return ret;
 }
 
+static struct pname *pname_slot(struct capture *c, uint32_t tgid)
+{
+	size_t i = (tgid * 2654435761u) & (PNAME_SLOTS - 1), n;
+
+	for (n = 0; n < PNAME_SLOTS; n++, i = (i + 1) & (PNAME_SLOTS - 1))
+		if (c->pnames[i].tgid == tgid || !c->pnames[i].tgid)
+			return &c->pnames[i];
+	return NULL;
+}
+
+static void remember_name(struct capture *c, uint32_t tgid)
+{
+	struct pname *p;
+
+	if (c->npnames >= PNAME_SLOTS / 2)
+		return;
+	p = pname_slot(c, tgid);
+	if (!p || p->tgid)
+		return;
+	read_comm(c->opts->proc_root, tgid, p->comm, sizeof(p->comm));
+	if (!p->comm[0])
+		return;
+	p->tgid = tgid;
+	c->npnames++;
+}
+
+static const char *process_name(struct capture *c, uint32_t tgid, const char *fallback)
+{
+	struct pname *p = pname_slot(c, tgid);
+
+	return p && p->tgid == tgid ? p->comm : fallback;
+}
+
 static int on_new_task(void *ctx, uint32_t tgid, uint64_t cgroup_id)
 {
 	struct capture *c = ctx;
@@ -278,6 +321,7 @@ static int on_new_task(void *ctx, uint32_t tgid, uint64_t cgroup_id)
 	int err;
 
 	(void)cgroup_id;
+	remember_name(c, tgid);
 	/* A process may be gone already: not an error, it is named from what was seen. */
 	owner_resolver__resolve(c->owners, tgid, &o);
 	err = symbolizer__add_process(c->sym, tgid);
@@ -368,7 +412,7 @@ static int on_sample(void *ctx, const struct sampler_sample *s)
 		c->unattributed += s->count;
 	}
 	labels.owner = owner_format(&o, owner_name, sizeof(owner_name));
-	labels.process = s->pcomm;
+	labels.process = process_name(c, s->tgid, s->comm);
 	labels.thread = s->comm;
 	labels.pid = s->tgid;
 	labels.tid = s->tid;
@@ -542,6 +586,7 @@ static void capture_free(struct capture *c)
 	owner_resolver__free(c->owners);
 	capture_result__free(c->res);
 	free(c->tracked);
+	free(c->pnames);
 }
 
 static int sample(struct capture *c, struct capture_step *steps, int nsteps, char *err,
@@ -611,7 +656,8 @@ int capture_run(const struct capture_opts *o, struct capture_result **out, char 
 	}
 	c.res = calloc(1, sizeof(*c.res));
 	c.tracked = calloc(TARGET_MAX_PIDS, sizeof(*c.tracked));
-	if (!c.res || !c.tracked)
+	c.pnames = calloc(PNAME_SLOTS, sizeof(*c.pnames));
+	if (!c.res || !c.tracked || !c.pnames)
 		goto out_oom;
 	ret = symbolizer__new(&so, &c.sym);
 	if (!ret)

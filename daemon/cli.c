@@ -14,6 +14,8 @@
 
 #include "daemon/capture.h"
 #include "daemon/check.h"
+#include "daemon/config.h"
+#include "daemon/service_rules.h"
 #include "daemon/log.h"
 #include "daemon/question.h"
 #include "profile/report.h"
@@ -30,6 +32,7 @@ static const char usage_text[] =
 	"  " PROG " plan    [TARGET] --question Q [--duration S]\n"
 	"  " PROG " capture [TARGET] --question Q [--duration S] [--out DIR] [--json]\n"
 	"  " PROG " version\n"
+	"Options for all: --config FILE (default " CONFIG_DEFAULT_PATH " when present)\n"
 	"TARGET: --server (default) | --service NAME | --pid PID (repeatable) | --unit NAME |\n"
 	"        --container ID\n"
 	"Q: cpu, wall, threads, locks, memory-growth, memory-held, memory-alloc\n"
@@ -42,6 +45,9 @@ struct cli_args {
 	bool json;
 	bool have_question;
 	int ntargets;
+	const char *config_path;	/* --config; default CONFIG_DEFAULT_PATH when it exists */
+	struct config config;
+	struct service_rules_ctx rules;
 	char out_default[64];
 };
 
@@ -87,6 +93,7 @@ static int parse_args(int argc, char **argv, struct cli_args *a)
 		{ "out", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "freq", required_argument, NULL, 'F' },
+		{ "config", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -158,6 +165,9 @@ static int parse_args(int argc, char **argv, struct cli_args *a)
 				return fail(CLI_EXIT_USAGE, "--freq must be from 1 to 1000 Hz");
 			a->opts.freq_hz = (unsigned int)v;
 			break;
+		case 'C':
+			a->config_path = optarg;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			exit(EXIT_SUCCESS);
@@ -209,7 +219,8 @@ static void print_progress(void *ctx, int step, int nsteps, const char *text, do
 
 static int cmd_check(struct cli_args *a)
 {
-	struct check_opts co = { .target = a->opts.target };
+	struct check_opts co = { .target = a->opts.target, .name_fn = a->opts.name_fn,
+				 .name_ctx = a->opts.name_ctx };
 	char *json = NULL, *text = NULL, err[1024] = "";
 	int ret;
 
@@ -318,6 +329,25 @@ static int cmd_capture(struct cli_args *a)
 	return EXIT_SUCCESS;
 }
 
+/* The config's Service match rules name Services on plain servers (docs/config.md). */
+static int load_config(struct cli_args *a)
+{
+	const char *path = a->config_path ? a->config_path : CONFIG_DEFAULT_PATH;
+	char err[1024];
+	int ret;
+
+	config_defaults(&a->config);
+	if (!a->config_path && access(path, F_OK) < 0)
+		return 0;
+	ret = config_load(path, &a->config, err, sizeof(err));
+	if (ret)
+		return fail(CLI_EXIT_USAGE, "%s", err);
+	a->rules.config = &a->config;
+	a->opts.name_fn = service_rules_apply;
+	a->opts.name_ctx = &a->rules;
+	return 0;
+}
+
 int cli_main(int argc, char **argv)
 {
 	struct cli_args a = {};
@@ -344,11 +374,17 @@ int cli_main(int argc, char **argv)
 	ret = parse_args(argc - 1, argv + 1, &a);
 	if (ret)
 		return ret;
+	ret = load_config(&a);
+	if (ret)
+		return ret;
 	if (!strcmp(cmd, "check"))
-		return cmd_check(&a);
-	if (!strcmp(cmd, "plan"))
-		return cmd_plan(&a);
-	if (!strcmp(cmd, "capture"))
-		return cmd_capture(&a);
-	return fail(CLI_EXIT_USAGE, "unknown command '%s'; see '" PROG " --help'", cmd);
+		ret = cmd_check(&a);
+	else if (!strcmp(cmd, "plan"))
+		ret = cmd_plan(&a);
+	else if (!strcmp(cmd, "capture"))
+		ret = cmd_capture(&a);
+	else
+		ret = fail(CLI_EXIT_USAGE, "unknown command '%s'; see '" PROG " --help'", cmd);
+	config_free(&a.config);
+	return ret;
 }

@@ -17,7 +17,7 @@
 #include "profile.skel.h"
 
 _Static_assert(sizeof(struct prof_key) == 24, "prof_key layout is shared with BPF");
-_Static_assert(sizeof(struct prof_value) == 40, "prof_value layout is shared with BPF");
+_Static_assert(sizeof(struct prof_value) == 24, "prof_value layout is shared with BPF");
 _Static_assert(sizeof(struct prof_new_task) == 16, "prof_new_task layout is shared with BPF");
 
 struct sampler {
@@ -342,7 +342,7 @@ int sampler__drain(struct sampler *s, sampler_sample_fn_t fn, void *ctx)
 	struct prof_key key, next, *prev = NULL;
 	struct prof_value val;
 	struct sampler_sample smp;
-	char comm[PROF_COMM_LEN + 1], pcomm[PROF_COMM_LEN + 1];
+	char comm[PROF_COMM_LEN + 1];
 	int err;
 
 	while (bpf_map_get_next_key(counts_fd, prev, &next) == 0) {
@@ -352,14 +352,11 @@ int sampler__drain(struct sampler *s, sampler_sample_fn_t fn, void *ctx)
 			continue;
 		memcpy(comm, val.comm, PROF_COMM_LEN);
 		comm[PROF_COMM_LEN] = '\0';
-		memcpy(pcomm, val.pcomm, PROF_COMM_LEN);
-		pcomm[PROF_COMM_LEN] = '\0';
 		memset(&smp, 0, sizeof(smp));
 		smp.tgid = key.tgid;
 		smp.tid = key.tid;
 		smp.cgroup_id = key.cgroup_id;
 		smp.comm = comm;
-		smp.pcomm = pcomm[0] ? pcomm : comm;
 		smp.count = val.count;
 		smp.ustack_err = read_stack(stacks_fd, key.user_stack_id, ustack, &smp.nustack);
 		read_stack(stacks_fd, key.kern_stack_id, kstack, &smp.nkstack);

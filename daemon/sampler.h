@@ -34,8 +34,7 @@ struct sampler_opts {
 struct sampler_sample {
 	uint32_t tgid, tid;
 	uint64_t cgroup_id;
-	const char *comm;		/* thread name */
-	const char *pcomm;		/* process name */
+	const char *comm;		/* thread name (the process name is read from /proc) */
 	uint64_t count;
 	const uint64_t *ustack;		/* leaf first; borrowed for the callback's duration */
 	size_t nustack;
