@@ -2,6 +2,7 @@
 /* On-CPU sampler: a perf_event program on cpu-clock, attached on every online CPU. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
 
 #include "profile.h"
 
@@ -143,6 +144,140 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 		announce(tgid, key.cgroup_id);
 	}
 	__sync_fetch_and_add(&val->count, 1);
+	return 0;
+}
+
+/*
+ * Off-CPU time. At sched_switch the outgoing task is `current`, so its ids, cgroup, comm and
+ * stacks come from helpers (no CO-RE reads: see docs/design/collectors.md); the record is kept
+ * in the task's storage and turned into time when the task is switched in again.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct prof_off_key);
+	__type(value, struct prof_off_value);
+	__uint(max_entries, PROF_DEFAULT_OFF_ENTRIES);
+} offcpu SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct prof_off_start);
+} off_start SEC(".maps");
+
+/* Fallback for kernels without tp_btf: the same record keyed by the task pointer. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u64);
+	__type(value, struct prof_off_start);
+	__uint(max_entries, 16384);
+} off_start_ptr SEC(".maps");
+
+static __always_inline bool in_target(__u32 tgid)
+{
+	__u64 cg;
+
+	if (filter_tgids && !bpf_map_lookup_elem(&target_tgids, &tgid))
+		return false;
+	if (filter_cgroups) {
+		cg = bpf_get_current_cgroup_id();
+		if (!bpf_map_lookup_elem(&target_cgroups, &cg))
+			return false;
+	}
+	return true;
+}
+
+/* Fills the switch-out record of `current` (the outgoing task). */
+static __always_inline void switch_out(void *ctx, struct prof_off_start *st, bool preempt,
+				       __u64 prev_state, __u64 now, __u32 tgid, __u32 tid)
+{
+	st->ts = now;
+	st->tgid = tgid;
+	st->tid = tid;
+	st->cgroup_id = bpf_get_current_cgroup_id();
+	st->user_stack_id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	st->kern_stack_id = bpf_get_stackid(ctx, &stacks, 0);
+	if (st->user_stack_id == -EEXIST || st->user_stack_id == -ENOMEM ||
+	    st->kern_stack_id == -EEXIST || st->kern_stack_id == -ENOMEM)
+		stat_inc(PROF_STAT_DROP_STACKS);
+	/* TASK_RUNNING (0) or preempted: it still wants the CPU */
+	st->state = (preempt || !(prev_state & 0xff)) ? PROF_OFF_RUNNABLE : PROF_OFF_BLOCKED;
+	bpf_get_current_comm(st->comm, sizeof(st->comm));
+	announce(tgid, st->cgroup_id);
+}
+
+/* Turns the switch-out record of the incoming task into off-CPU time. */
+static __always_inline void switch_in(struct prof_off_start *st, __u64 now)
+{
+	struct prof_off_key key = {};
+	struct prof_off_value *val, zero = {};
+
+	if (!st->ts || now < st->ts)
+		return;
+	key.tgid = st->tgid;
+	key.tid = st->tid;
+	key.cgroup_id = st->cgroup_id;
+	key.user_stack_id = st->user_stack_id;
+	key.kern_stack_id = st->kern_stack_id;
+	key.state = st->state;
+	val = bpf_map_lookup_elem(&offcpu, &key);
+	if (!val) {
+		__builtin_memcpy(zero.comm, st->comm, sizeof(zero.comm));
+		if (bpf_map_update_elem(&offcpu, &key, &zero, BPF_NOEXIST) &&
+		    !bpf_map_lookup_elem(&offcpu, &key)) {
+			stat_inc(PROF_STAT_DROP_OFF);
+			st->ts = 0;
+			return;
+		}
+		val = bpf_map_lookup_elem(&offcpu, &key);
+		if (!val)
+			return;
+	}
+	__sync_fetch_and_add(&val->ns, now - st->ts);
+	__sync_fetch_and_add(&val->count, 1);
+	st->ts = 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct prof_off_start *st;
+
+	if (tid && in_target(tgid)) {
+		st = bpf_task_storage_get(&off_start, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (st)
+			switch_out(ctx, st, preempt, prev_state, now, tgid, tid);
+	}
+	st = bpf_task_storage_get(&off_start, next, 0, 0);
+	if (st)
+		switch_in(st, now);
+	return 0;
+}
+
+/* Kernels without tp_btf (chosen in user space before load). prev_state is the fourth
+ * argument since Linux 5.18 (commit fa2c3254d7cf). */
+SEC("raw_tp/sched_switch")
+int on_switch_raw(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
+	__u64 prev = (__u64)bpf_get_current_task(), next = ctx->args[2];
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct prof_off_start *st, zero = {};
+
+	if (tid && in_target(tgid)) {
+		if (!bpf_map_lookup_elem(&off_start_ptr, &prev))
+			bpf_map_update_elem(&off_start_ptr, &prev, &zero, BPF_ANY);
+		st = bpf_map_lookup_elem(&off_start_ptr, &prev);
+		if (st)
+			switch_out(ctx, st, ctx->args[0], ctx->args[3], now, tgid, tid);
+	}
+	st = bpf_map_lookup_elem(&off_start_ptr, &next);
+	if (st)
+		switch_in(st, now);
 	return 0;
 }
 

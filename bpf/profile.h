@@ -23,7 +23,7 @@
 #define PROF_STAT_DROP_COUNTS 2	/* count map full: sample lost */
 #define PROF_STAT_DROP_STACKS 3	/* stack map full (-EEXIST/-ENOMEM): stack lost, sample kept */
 #define PROF_STAT_FILTERED 4	/* samples outside the target */
-#define PROF_STAT_MAX 5
+#define PROF_STAT_MAX 6
 
 struct prof_key {
 	__u32 tgid;
@@ -37,6 +37,43 @@ struct prof_value {
 	__u64 count;
 	char comm[PROF_COMM_LEN];	/* thread name */
 };
+
+/* Off-CPU intervals (the `wall` and `threads` questions): from a thread's switch-out to its next
+ * switch-in, keyed like the samples plus how it left the CPU. */
+#define PROF_OFF_RUNNABLE 1	/* preempted: still runnable, waiting for a CPU */
+#define PROF_OFF_BLOCKED 2	/* went to sleep (a syscall, a page fault, ...) */
+#define PROF_DEFAULT_OFF_ENTRIES 40960
+
+struct prof_off_key {
+	__u32 tgid;
+	__u32 tid;
+	__u64 cgroup_id;
+	__s32 user_stack_id;
+	__s32 kern_stack_id;	/* where it slept in the kernel: names the syscall */
+	__u32 state;		/* PROF_OFF_* */
+	__u32 pad;
+};
+
+struct prof_off_value {
+	__u64 ns;		/* time off-CPU */
+	__u64 count;		/* number of intervals */
+	char comm[PROF_COMM_LEN];
+};
+
+/* Per-thread switch-out record. */
+struct prof_off_start {
+	__u64 ts;
+	__u64 cgroup_id;
+	__u32 tgid;
+	__u32 tid;
+	__s32 user_stack_id;
+	__s32 kern_stack_id;
+	__u32 state;
+	__u32 pad;
+	char comm[PROF_COMM_LEN];
+};
+
+#define PROF_STAT_DROP_OFF 5	/* off-CPU map full: interval lost */
 
 /* Ring buffer event: a tgid seen for the first time, so user space can snapshot it while it
  * lives (its maps, its owner). */

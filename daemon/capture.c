@@ -18,6 +18,7 @@
 #include "daemon/preflight.h"
 #include "daemon/sha256.h"
 #include "daemon/summary.h"
+#include "bpf/profile.h"
 #include "profile/collapsed.h"
 #include "profile/flamegraph.h"
 #include "profile/pprof.h"
@@ -367,24 +368,70 @@ static int kernel_frame(struct capture *c, uint64_t ip)
 	return profile__frame(c->prof, &fi);
 }
 
+/* Why an off-CPU interval happened, from where the thread slept in the kernel: "read", "futex",
+ * "page fault", or "waiting for a CPU" when it was preempted. */
+static void wait_reason(struct capture *c, const struct sampler_sample *s, char *buf, size_t size)
+{
+	static const char *const prefixes[] = { "__x64_sys_", "__ia32_sys_", "__se_sys_",
+						"__do_sys_", "ksys_" };
+	struct sym_frame sf;
+	size_t i, j;
+
+	if (s->offcpu == PROF_OFF_RUNNABLE) {
+		snprintf(buf, size, "[runnable: waiting for a CPU]");
+		return;
+	}
+	for (i = 0; i < s->nkstack; i++) {
+		if (symbolizer__kernel(c->sym, i ? s->kstack[i] - 1 : s->kstack[i], &sf) || !sf.name)
+			continue;
+		for (j = 0; j < sizeof(prefixes) / sizeof(prefixes[0]); j++) {
+			size_t n = strlen(prefixes[j]);
+
+			if (!strncmp(sf.name, prefixes[j], n) && sf.name[n]) {
+				snprintf(buf, size, "[off-CPU: %s]", sf.name + n);
+				return;
+			}
+		}
+		if (!strcmp(sf.name, "exc_page_fault") || !strcmp(sf.name, "handle_mm_fault")) {
+			snprintf(buf, size, "[off-CPU: page fault]");
+			return;
+		}
+	}
+	snprintf(buf, size, "[off-CPU: %s]", s->nustack ? "other" : "kernel");
+}
+
 static int on_sample(void *ctx, const struct sampler_sample *s)
 {
 	struct capture *c = ctx;
 	uint32_t frames[2 * 127 + 1];
 	struct prof_labels labels = {};
-	char owner_name[OWNER_NAME_MAX + 32];
+	char owner_name[OWNER_NAME_MAX + 32], reason[96];
+	bool wall = c->opts->question == Q_WALL;
 	struct owner o;
 	int64_t values[2];
 	size_t i, n = 0;
 	int id;
 
-	/* Kernel frames first: the stack is leaf first, and the kernel sits above user space.
-	 * Return addresses point after the call: look up ip - 1 for every frame but the leaf. */
-	for (i = 0; i < s->nkstack && n < 127; i++) {
-		id = kernel_frame(c, i ? s->kstack[i] - 1 : s->kstack[i]);
+	if (s->offcpu) {
+		/* Off-CPU: the leaf says why it waited; the kernel's scheduler frames are left out. */
+		struct prof_frame_info fi = { .function = reason, .mapping = REPORT_WAIT_MAPPING,
+					      .lang = PROF_LANG_KERNEL };
+
+		wait_reason(c, s, reason, sizeof(reason));
+		id = profile__frame(c->prof, &fi);
 		if (id < 0)
 			return id;
 		frames[n++] = id;
+	} else {
+		/* Kernel frames first: the stack is leaf first, and the kernel sits above user
+		 * space. Return addresses point after the call: look up ip - 1 for every frame but
+		 * the leaf. */
+		for (i = 0; i < s->nkstack && n < 127; i++) {
+			id = kernel_frame(c, i ? s->kstack[i] - 1 : s->kstack[i]);
+			if (id < 0)
+				return id;
+			frames[n++] = id;
+		}
 	}
 	for (i = 0; i < s->nustack && n < 2 * 127; i++) {
 		id = user_frame(c, s->tgid, (i || s->nkstack) ? s->ustack[i] - 1 : s->ustack[i]);
@@ -417,9 +464,18 @@ static int on_sample(void *ctx, const struct sampler_sample *s)
 	labels.pid = s->tgid;
 	labels.tid = s->tid;
 	labels.lang = PROF_LANG_NATIVE;
-	values[0] = (int64_t)s->count;
-	values[1] = (int64_t)s->count * c->period_ns;
-	c->res->samples += s->count;
+	if (s->offcpu) {
+		values[0] = (int64_t)s->offcpu_ns;
+		values[1] = (int64_t)s->count;
+	} else if (wall) {
+		values[0] = (int64_t)s->count * c->period_ns;
+		values[1] = (int64_t)s->count;
+		c->res->samples += s->count;
+	} else {
+		values[0] = (int64_t)s->count;
+		values[1] = (int64_t)s->count * c->period_ns;
+		c->res->samples += s->count;
+	}
 	return profile__add(c->prof, frames, n, &labels, values);
 }
 
@@ -465,7 +521,7 @@ static int write_files(struct capture *c, char *err, size_t size)
 	fg.title = title;
 	fg.answer = c->res->answer;
 	fg.notes = notes;
-	fg.unit = "samples";
+	fg.unit = o->question == Q_WALL ? "ns" : "samples";
 
 #define WRITE(name, call)                                                                   \
 	do {                                                                                \
@@ -564,6 +620,19 @@ static void answer(struct capture *c)
 	uint64_t busy = r->samples + r->stats.filtered;
 
 	r->others = r->stats.filtered;
+	if (o->question == Q_WALL) {
+		if (o->target.kind != TARGET_SERVER) {
+			target_describe(&o->target, who, sizeof(who));
+			if (o->target.kind == TARGET_PIDS && o->target.npids == 1 && c->ntracked &&
+			    c->tracked[0].comm[0])
+				snprintf(who + strlen(who), sizeof(who) - strlen(who), " (%s)",
+					 c->tracked[0].comm);
+		}
+		report_answer_wall(r->report, o->duration_s,
+				   o->target.kind == TARGET_SERVER ? NULL : who, r->answer,
+				   sizeof(r->answer));
+		return;
+	}
 	if (o->target.kind == TARGET_SERVER) {
 		report_answer(r->report, o->duration_s, "the CPU time", "on this server", r->answer,
 			      sizeof(r->answer));
@@ -686,6 +755,7 @@ int capture_run(const struct capture_opts *o, struct capture_result **out, char 
 	sopts.on_new_task = on_new_task;
 	sopts.ctx = &c;
 	sopts.filter_tgids = o->target.kind != TARGET_SERVER;
+	sopts.offcpu = o->question == Q_WALL;
 	ret = sampler__new(&sopts, &c.sampler);
 	if (ret) {
 		snprintf(err, size, "cannot start the eBPF sampler: %s", strerror(-ret));
@@ -706,7 +776,16 @@ int capture_run(const struct capture_opts *o, struct capture_result **out, char 
 
 	/* Step 4: read back, name, verify. */
 	progress(&c, 4, nsteps, steps[3].text);
-	po.period_type = "cpu";
+	if (o->question == Q_WALL) {
+		po.sample_type[0] = "wall";
+		po.sample_unit[0] = "nanoseconds";
+		po.sample_type[1] = "samples";
+		po.sample_unit[1] = "count";
+		po.nvalues = 2;
+		po.period_type = "wall";
+	} else {
+		po.period_type = "cpu";
+	}
 	po.period_unit = "nanoseconds";
 	po.period = c.period_ns;
 	po.time_nanos = c.res->start_ns;

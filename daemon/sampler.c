@@ -2,6 +2,7 @@
 #include "daemon/sampler.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +20,9 @@
 _Static_assert(sizeof(struct prof_key) == 24, "prof_key layout is shared with BPF");
 _Static_assert(sizeof(struct prof_value) == 24, "prof_value layout is shared with BPF");
 _Static_assert(sizeof(struct prof_new_task) == 16, "prof_new_task layout is shared with BPF");
+_Static_assert(sizeof(struct prof_off_key) == 32, "prof_off_key layout is shared with BPF");
+_Static_assert(sizeof(struct prof_off_value) == 32, "prof_off_value layout is shared with BPF");
+_Static_assert(sizeof(struct prof_off_start) == 56, "prof_off_start layout is shared with BPF");
 
 struct sampler {
 	struct profile_bpf *skel;
@@ -30,7 +34,36 @@ struct sampler {
 	void *ctx;
 	int cb_err;
 	int delivered;
+	bool offcpu_btf;
 };
+
+/*
+ * True when this kernel can load a tp_btf program on sched_switch (as libbpf-tools' offcputime
+ * probes it): load a two-instruction program against the tracepoint's BTF id.
+ */
+static bool probe_tp_btf_sched_switch(void)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_RAW_TP);
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	int id, fd;
+
+	if (!vmlinux)
+		return false;
+	id = btf__find_by_name_kind(vmlinux, "btf_trace_sched_switch", BTF_KIND_TYPEDEF);
+	btf__free(vmlinux);
+	if (id <= 0)
+		return false;
+	opts.attach_btf_id = id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns, 2, &opts);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
 
 static int handle_event(void *ctx, void *data, size_t size)
 {
@@ -230,6 +263,17 @@ int sampler__new(const struct sampler_opts *opts, struct sampler **out)
 		bpf_map__set_max_entries(s->skel->maps.stacks, opts->stack_entries);
 	if (opts->count_entries)
 		bpf_map__set_max_entries(s->skel->maps.counts, opts->count_entries);
+	/* Off-CPU: tp_btf with task storage where the kernel has it, else raw_tp. */
+	if (opts->offcpu)
+		s->offcpu_btf = probe_tp_btf_sched_switch();
+	bpf_program__set_autoload(s->skel->progs.on_switch_btf, opts->offcpu && s->offcpu_btf);
+	bpf_program__set_autoload(s->skel->progs.on_switch_raw, opts->offcpu && !s->offcpu_btf);
+	if (!opts->offcpu) {
+		bpf_map__set_max_entries(s->skel->maps.offcpu, 1);
+		bpf_map__set_max_entries(s->skel->maps.off_start_ptr, 1);
+	} else if (s->offcpu_btf) {
+		bpf_map__set_max_entries(s->skel->maps.off_start_ptr, 1);
+	}
 
 	err = profile_bpf__load(s->skel);
 	if (err) {
@@ -248,6 +292,13 @@ int sampler__new(const struct sampler_opts *opts, struct sampler **out)
 	err = attach_cpus(s, opts->freq_hz ? opts->freq_hz : 99);
 	if (err)
 		goto err_free;
+	if (opts->offcpu) {
+		err = profile_bpf__attach(s->skel);
+		if (err) {
+			pr_err_errno(err, "attaching the off-CPU programs (sched_switch)");
+			goto err_free;
+		}
+	}
 	*out = s;
 	return 0;
 
@@ -260,6 +311,8 @@ static void detach(struct sampler *s)
 {
 	int cpu;
 
+	if (s->skel)
+		profile_bpf__detach(s->skel);
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
 		if (s->links && s->links[cpu]) {
 			bpf_link__destroy(s->links[cpu]);
@@ -334,6 +387,8 @@ static int read_stack(int fd, __s32 id, uint64_t *ips, size_t *n)
 	return 0;
 }
 
+static int drain_offcpu(struct sampler *s, sampler_sample_fn_t fn, void *ctx);
+
 int sampler__drain(struct sampler *s, sampler_sample_fn_t fn, void *ctx)
 {
 	uint64_t ustack[PROF_MAX_STACK_DEPTH], kstack[PROF_MAX_STACK_DEPTH];
@@ -358,6 +413,43 @@ int sampler__drain(struct sampler *s, sampler_sample_fn_t fn, void *ctx)
 		smp.cgroup_id = key.cgroup_id;
 		smp.comm = comm;
 		smp.count = val.count;
+		smp.ustack_err = read_stack(stacks_fd, key.user_stack_id, ustack, &smp.nustack);
+		read_stack(stacks_fd, key.kern_stack_id, kstack, &smp.nkstack);
+		smp.ustack = ustack;
+		smp.kstack = kstack;
+		err = fn(ctx, &smp);
+		if (err < 0)
+			return err;
+	}
+	return drain_offcpu(s, fn, ctx);
+}
+
+static int drain_offcpu(struct sampler *s, sampler_sample_fn_t fn, void *ctx)
+{
+	uint64_t ustack[PROF_MAX_STACK_DEPTH], kstack[PROF_MAX_STACK_DEPTH];
+	int fd = bpf_map__fd(s->skel->maps.offcpu);
+	int stacks_fd = bpf_map__fd(s->skel->maps.stacks);
+	struct prof_off_key key, next, *prev = NULL;
+	struct prof_off_value val;
+	struct sampler_sample smp;
+	char comm[PROF_COMM_LEN + 1];
+	int err;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &val))
+			continue;
+		memcpy(comm, val.comm, PROF_COMM_LEN);
+		comm[PROF_COMM_LEN] = '\0';
+		memset(&smp, 0, sizeof(smp));
+		smp.tgid = key.tgid;
+		smp.tid = key.tid;
+		smp.cgroup_id = key.cgroup_id;
+		smp.comm = comm;
+		smp.count = val.count;
+		smp.offcpu = (int)key.state;
+		smp.offcpu_ns = val.ns;
 		smp.ustack_err = read_stack(stacks_fd, key.user_stack_id, ustack, &smp.nustack);
 		read_stack(stacks_fd, key.kern_stack_id, kstack, &smp.nkstack);
 		smp.ustack = ustack;
@@ -395,6 +487,8 @@ int sampler__stats(struct sampler *s, struct sampler_stats *out)
 	out->lost_counts = sums[PROF_STAT_DROP_COUNTS];
 	out->lost_stacks = sums[PROF_STAT_DROP_STACKS];
 	out->filtered = sums[PROF_STAT_FILTERED];
+	out->lost_offcpu = sums[PROF_STAT_DROP_OFF];
+	out->offcpu_btf = s->offcpu_btf;
 	out->ncpus = s->ncpus;
 	return 0;
 }

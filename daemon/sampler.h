@@ -27,6 +27,7 @@ struct sampler_opts {
 	size_t ncgroup_ids;
 	uint32_t stack_entries;		/* stack map size; default PROF_DEFAULT_STACK_ENTRIES */
 	uint32_t count_entries;		/* count map size; default PROF_DEFAULT_COUNT_ENTRIES */
+	bool offcpu;			/* also record off-CPU intervals (sched_switch) */
 	sampler_task_fn_t on_new_task;	/* may be NULL */
 	void *ctx;
 };
@@ -41,6 +42,8 @@ struct sampler_sample {
 	const uint64_t *kstack;
 	size_t nkstack;
 	int ustack_err;			/* 0, or why the user stack is missing (-EFAULT: none) */
+	int offcpu;			/* 0: on-CPU samples; PROF_OFF_RUNNABLE or _BLOCKED */
+	uint64_t offcpu_ns;		/* off-CPU: time; count is the number of intervals */
 };
 
 typedef int (*sampler_sample_fn_t)(void *ctx, const struct sampler_sample *s);
@@ -51,6 +54,8 @@ struct sampler_stats {
 	uint64_t lost_counts;	/* samples lost: count map full */
 	uint64_t lost_stacks;	/* stacks lost: stack map full */
 	uint64_t filtered;	/* samples of processes outside the target */
+	uint64_t lost_offcpu;	/* off-CPU intervals lost: map full */
+	bool offcpu_btf;	/* off-CPU from tp_btf (else the raw_tp fallback) */
 	int ncpus;
 };
 

@@ -201,6 +201,8 @@ void report__free(struct report *r)
 	for (i = 0; i < r->ngroups; i++) {
 		free(r->groups[i].owner);
 		free(r->groups[i].top_function);
+		free(r->groups[i].top_wait);
+		free(r->groups[i].top_wait_function);
 		for (j = 0; j < r->groups[i].nprocs; j++) {
 			free(r->groups[i].procs[j].name);
 			free(r->groups[i].procs[j].top_function);
@@ -220,6 +222,7 @@ void report__free(struct report *r)
 }
 
 struct report_acc {
+	struct acc *waits;	/* owner -> (sub: acc of reasons -> (sub: acc of functions)) */
 	struct acc *groups;	/* owner -> (sub: acc of processes -> (sub: acc of functions)) */
 	struct acc *gfuncs;	/* owner -> (sub: acc of functions) */
 	struct acc *funcs;
@@ -289,6 +292,30 @@ static int account_sample(const struct profile *p, const struct prof_sample *s, 
 	if (!gfuncs || add_value(gfuncs, fname, 0, v, NULL))
 		return -ENOMEM;
 
+	/* waiting: the leaf says why */
+	if (s->nframes) {
+		const struct prof_frame_info *leaf = profile__frame_info(p, s->frames[0]);
+
+		if (leaf && leaf->mapping && leaf->function &&
+		    !strcmp(leaf->mapping, REPORT_WAIT_MAPPING)) {
+			char reason[128];
+			const char *colon = strchr(leaf->function, ':');
+			struct acc_entry *w, *re;
+			struct acc *reasons, *rfuncs;
+
+			snprintf(reason, sizeof(reason), "%s", colon ? colon + 2 : leaf->function);
+			reason[strcspn(reason, "]")] = '\0';
+			if (add_value(ra->waits, owner, 0, v, &w))
+				return -ENOMEM;
+			reasons = sub_acc(w);
+			if (!reasons || add_value(reasons, reason, 0, v, &re))
+				return -ENOMEM;
+			rfuncs = sub_acc(re);
+			if (!rfuncs || add_value(rfuncs, fname, 0, v, NULL))
+				return -ENOMEM;
+		}
+	}
+
 	/* stripped binaries: counted once per sample that has a frame in them */
 	for (i = 0; i < s->nframes; i++) {
 		const struct prof_frame_info *fi = profile__frame_info(p, s->frames[i]);
@@ -333,6 +360,18 @@ static int build_groups(struct report *r, struct report_acc *ra, const struct re
 		g->share = pct(g->value, r->total);
 		gf = acc_get(ra->gfuncs, gv[i]->key, 0);
 		g->top_function = gf ? top_key(gf->sub) : NULL;
+		gf = acc_get(ra->waits, gv[i]->key, 0);
+		if (gf && gf->value) {
+			struct acc_entry **rv = acc_sorted(gf->sub);
+
+			g->wait_value = gf->value;
+			if (rv && ((struct acc *)gf->sub)->len) {
+				g->top_wait = strdup(rv[0]->key);
+				g->top_wait_value = rv[0]->value;
+				g->top_wait_function = top_key(rv[0]->sub);
+			}
+			free(rv);
+		}
 		if (!g->owner)
 			goto out;
 		if (!procs)
@@ -426,7 +465,8 @@ int report__new(const struct profile *p, const struct report_opts *opts, struct 
 	ra.gfuncs = calloc(1, sizeof(struct acc));
 	ra.funcs = calloc(1, sizeof(struct acc));
 	ra.stripped = calloc(1, sizeof(struct acc));
-	if (!r || !ra.groups || !ra.gfuncs || !ra.funcs || !ra.stripped)
+	ra.waits = calloc(1, sizeof(struct acc));
+	if (!r || !ra.groups || !ra.gfuncs || !ra.funcs || !ra.stripped || !ra.waits)
 		goto out;
 	r->total = profile__total(p, o.value_index);
 	for (i = 0; i < profile__nsamples(p); i++) {
@@ -441,6 +481,7 @@ int report__new(const struct profile *p, const struct report_opts *opts, struct 
 	if (!err)
 		err = build_lists(r, &ra, &o);
 out:
+	acc_free(ra.waits, 2);
 	acc_free(ra.groups, 2);
 	acc_free(ra.gfuncs, 1);
 	acc_free(ra.funcs, 0);
@@ -487,4 +528,62 @@ int report_answer_target(const struct report *r, unsigned int seconds, const cha
 	return snprintf(buf, size, "Over %u second%s, %s used %d%% of %s %s, most of it in %s.",
 			seconds, seconds == 1 ? "" : "s", who, round_pct(share), what, where,
 			r->top[0].name);
+}
+
+/* The group that waited most (by waiting time), or NULL. */
+static const struct report_group *top_waiter(const struct report *r, const struct report_group *skip)
+{
+	const struct report_group *best = NULL;
+	size_t i;
+
+	for (i = 0; i < r->ngroups; i++)
+		if (&r->groups[i] != skip && r->groups[i].wait_value > 0 &&
+		    (!best || r->groups[i].wait_value > best->wait_value))
+			best = &r->groups[i];
+	return best;
+}
+
+int report_answer_wall(const struct report *r, unsigned int seconds, const char *who, char *buf,
+		       size_t size)
+{
+	const char *s = seconds == 1 ? "" : "s";
+	const struct report_group *g, *next;
+	int64_t all_wait = 0;
+	size_t i;
+	int n;
+
+	for (i = 0; i < r->ngroups; i++)
+		all_wait += r->groups[i].wait_value;
+	if (who) {
+		int64_t run = r->total - all_wait;
+
+		g = top_waiter(r, NULL);
+		if (!g || r->total <= 0)
+			return snprintf(buf, size, "Over %u second%s, %s did not wait: it spent its "
+					"time on the CPU, most of it in %s.", seconds, s, who,
+					r->ntop ? r->top[0].name : "[unknown]");
+		n = snprintf(buf, size, "Over %u second%s, %s spent %d%% of its time waiting, most "
+			     "of it in %s from %s", seconds, s, who,
+			     round_pct(pct(all_wait, r->total)), g->top_wait,
+			     g->top_wait_function ? g->top_wait_function : "[unknown]");
+		if (run > 0 && n >= 0 && (size_t)n < size)
+			n += snprintf(buf + n, size - n, "; %d%% on the CPU.",
+				      round_pct(pct(run, r->total)));
+		else if (n >= 0 && (size_t)n < size)
+			n += snprintf(buf + n, size - n, ".");
+		return n;
+	}
+	g = top_waiter(r, NULL);
+	if (!g)
+		return snprintf(buf, size, "Over %u second%s, nothing on this server waited: no "
+				"off-CPU time was recorded.", seconds, s);
+	n = snprintf(buf, size, "Over %u second%s, %s spent %d%% of its waiting time in %s, most "
+		     "of it from %s.", seconds, s, g->owner,
+		     round_pct(pct(g->top_wait_value, g->wait_value)), g->top_wait,
+		     g->top_wait_function ? g->top_wait_function : "[unknown]");
+	next = top_waiter(r, g);
+	if (next && n >= 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - n, " Next was %s, at %d%% of all waiting time.",
+			      next->owner, round_pct(pct(next->wait_value, all_wait)));
+	return n;
 }

@@ -30,7 +30,16 @@ struct report_group {
 	char *top_function;
 	struct report_process *procs;	/* sorted by value, at most opts.max_processes */
 	size_t nprocs;
+	/* Waiting (profiles with off-CPU frames, REPORT_WAIT_MAPPING leaves): */
+	int64_t wait_value;	/* value spent off-CPU */
+	char *top_wait;		/* the top reason, "read", "futex", "waiting for a CPU" */
+	int64_t top_wait_value;
+	char *top_wait_function;	/* the function of yours that waited there most */
 };
+
+/* Mapping of the synthetic leaf frames that say why a thread was off-CPU; their function is
+ * "[off-CPU: read]" or "[runnable: waiting for a CPU]". */
+#define REPORT_WAIT_MAPPING "[off-cpu]"
 
 struct report_function {
 	char *name;
@@ -89,6 +98,16 @@ int report_answer(const struct report *r, unsigned int seconds, const char *what
  * build_report." @share is the target's percent of the server's busy time (computed by the
  * caller, which knows what was filtered out). Returns the length needed, as snprintf.
  */
+/*
+ * The answer of a wall-time profile: for a server, the owner with the most waiting time, e.g.
+ * "Over 10 seconds, Service billing spent 62% of its waiting time in read, most of it in
+ * wait_for_input. Next was Unit nginx.service, at 20% of all waiting time."; for a target
+ * (@who non-NULL), "Over 10 seconds, process 12 (pipewait) spent 80% of its time waiting, most of
+ * it in read from wait_for_input; on the CPU most of its time went to compute."
+ */
+int report_answer_wall(const struct report *r, unsigned int seconds, const char *who, char *buf,
+		       size_t size);
+
 int report_answer_target(const struct report *r, unsigned int seconds, const char *who,
 			 double share, const char *what, const char *where, char *buf,
 			 size_t size);

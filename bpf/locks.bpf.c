@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lock waits: time spent asleep in futex(2) waits and futex_waitv(2), by user stack.
+ *
+ * syscalls/sys_enter_futex{,_waitv} record the start and the user stack of a blocking wait in
+ * the thread's task storage; syscalls/sys_exit_futex{,_waitv} add the elapsed time to the
+ * counts. Waits already in progress when the programs attach, or still in progress when they
+ * detach, are not seen.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#include "locks.h"
+
+/* errno values (vmlinux.h has no uapi errno). */
+#define EAGAIN 11
+#define ENOMEM 12
+#define EEXIST 17
+
+/* Load-time knobs (rodata). */
+const volatile bool filter_tgids = false;	/* count only tgids in `target_tgids` */
+
+/*
+ * Tracepoint records, from /sys/kernel/tracing/events/syscalls/sys_{enter,exit}_futex/format
+ * (the same layout for futex_waitv): an 8-byte common header, int __syscall_nr, 4 bytes of
+ * padding, then the six arguments (or the return value) as 8-byte words. Written out here
+ * rather than taken from vmlinux.h (trace_event_raw_sys_enter) so the object carries no CO-RE
+ * relocation and libbpf need not parse the kernel's BTF at load (docs/design/collectors.md).
+ */
+struct locks_sys_enter {
+	__u64 common;
+	__s32 syscall_nr;
+	__u32 pad;
+	__u64 args[6];
+};
+
+struct locks_sys_exit {
+	__u64 common;
+	__s32 syscall_nr;
+	__u32 pad;
+	__s64 ret;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, LOCKS_MAX_STACK_DEPTH * sizeof(__u64));
+	__uint(max_entries, LOCKS_DEFAULT_STACK_ENTRIES);
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct locks_key);
+	__type(value, struct locks_value);
+	__uint(max_entries, LOCKS_DEFAULT_COUNT_ENTRIES);
+} counts SEC(".maps");
+
+/*
+ * The wait in progress of each thread. Task storage rather than an LRU hash keyed by tid
+ * (STYLE 6): bpf_get_current_task_btf() and bpf_task_storage_get() are both allowed in
+ * tracepoint programs (bpf_tracing_func_proto) and were checked to load and run on this 6.18
+ * kernel. The storage is freed with the thread, cannot evict a wait in progress under
+ * pressure as an LRU can, and is kept between waits (start_ns = 0 marks it consumed) so a
+ * thread that waits often allocates once. Its BTF task pointer comes from a helper, not a CO-RE
+ * relocation: libbpf still does not load the kernel's BTF.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct locks_start);
+} starts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, LOCKS_STAT_MAX);
+} stats SEC(".maps");
+
+/* tgids seen so far; a first sight is announced on `events`. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u32);
+	__type(value, __u8);
+	__uint(max_entries, LOCKS_DEFAULT_SEEN_ENTRIES);
+} seen SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024);
+} events SEC(".maps");
+
+/* Filter set, filled by user space after load. Keys are tgids (not thread ids). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u8);
+	__uint(max_entries, 4096);
+} target_tgids SEC(".maps");
+
+static __always_inline void stat_inc(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
+
+	if (v)
+		(*v)++;
+}
+
+static __always_inline void announce(__u32 tgid, __u64 cgroup_id)
+{
+	struct locks_new_task *ev;
+	__u8 one = 1;
+
+	if (bpf_map_lookup_elem(&seen, &tgid))
+		return;
+	if (bpf_map_update_elem(&seen, &tgid, &one, BPF_NOEXIST))
+		return;
+	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	if (!ev)
+		return;
+	ev->tgid = tgid;
+	ev->pad = 0;
+	ev->cgroup_id = cgroup_id;
+	bpf_ringbuf_submit(ev, 0);
+}
+
+/* The one place stacks are taken (issue 7 replaces frame pointers with DWARF unwinding). */
+static __always_inline __s32 user_stack_id(void *ctx)
+{
+	__s32 id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+
+	/* -EFAULT: no user stack; -EEXIST/-ENOMEM: the stack map is full */
+	if (id == -EEXIST || id == -ENOMEM)
+		stat_inc(LOCKS_STAT_DROP_STACKS);
+	return id;
+}
+
+static __always_inline int wait_enter(void *ctx, __u32 kind)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct locks_start *s;
+
+	if (filter_tgids && !bpf_map_lookup_elem(&target_tgids, &tgid)) {
+		stat_inc(LOCKS_STAT_FILTERED);
+		return 0;
+	}
+	s = bpf_task_storage_get(&starts, bpf_get_current_task_btf(), 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!s) {
+		stat_inc(LOCKS_STAT_DROP_STARTS);
+		return 0;
+	}
+	s->user_stack_id = user_stack_id(ctx);
+	s->kind = kind;
+	/* last: a non-zero start marks the record complete */
+	s->start_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline int wait_exit(struct locks_sys_exit *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns(), delta;
+	struct locks_value *val, zero = {};
+	struct locks_key key = {};
+	struct locks_start *s;
+
+	/* every futex call exits here, FUTEX_WAKE included: a lookup without F_CREATE is all
+	 * they cost */
+	s = bpf_task_storage_get(&starts, bpf_get_current_task_btf(), 0, 0);
+	if (!s || !s->start_ns)
+		return 0;
+	delta = now - s->start_ns;
+	s->start_ns = 0;
+	if (ctx->ret == -EAGAIN) {
+		stat_inc(LOCKS_STAT_NO_SLEEP);
+		return 0;
+	}
+
+	key.tgid = id >> 32;
+	key.tid = (__u32)id;
+	key.cgroup_id = bpf_get_current_cgroup_id();
+	key.user_stack_id = s->user_stack_id;
+	key.kind = s->kind;
+
+	val = bpf_map_lookup_elem(&counts, &key);
+	if (!val) {
+		bpf_get_current_comm(zero.comm, sizeof(zero.comm));
+		if (bpf_map_update_elem(&counts, &key, &zero, BPF_NOEXIST) &&
+		    !bpf_map_lookup_elem(&counts, &key)) {
+			stat_inc(LOCKS_STAT_DROP_COUNTS);
+			return 0;
+		}
+		val = bpf_map_lookup_elem(&counts, &key);
+		if (!val)
+			return 0;
+		announce(key.tgid, key.cgroup_id);
+	}
+	__sync_fetch_and_add(&val->wait_ns, delta);
+	__sync_fetch_and_add(&val->count, 1);
+	stat_inc(LOCKS_STAT_WAITS);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_futex")
+int futex_enter(struct locks_sys_enter *ctx)
+{
+	__s32 kind = locks_futex_kind((__u32)ctx->args[1]);
+
+	if (kind < 0)
+		return 0;
+	return wait_enter(ctx, kind);
+}
+
+SEC("tracepoint/syscalls/sys_exit_futex")
+int futex_exit(struct locks_sys_exit *ctx)
+{
+	return wait_exit(ctx);
+}
+
+SEC("tracepoint/syscalls/sys_enter_futex_waitv")
+int futex_waitv_enter(struct locks_sys_enter *ctx)
+{
+	return wait_enter(ctx, LOCKS_KIND_WAITV);
+}
+
+SEC("tracepoint/syscalls/sys_exit_futex_waitv")
+int futex_waitv_exit(struct locks_sys_exit *ctx)
+{
+	return wait_exit(ctx);
+}
+
+char LICENSE[] SEC("license") = "GPL";
