@@ -173,10 +173,21 @@ int capture_plan(const struct capture_opts *o, int nprocs, struct capture_step *
 	} while (0)
 	STEP("Use the SlideOps profiler at %s (%s). It stays there for the next capture.",
 	     self_path(path, sizeof(path)), self_desc(desc, sizeof(desc)));
-	STEP("Load the eBPF sampler into the kernel (cpu-clock events on every CPU).");
-	STEP("Sample %s about %u times a second for %u second%s, using eBPF in the kernel. "
-	     "Nothing is restarted and nothing in the processes changes. Expected overhead: %s.",
-	     who, hz, o->duration_s, o->duration_s == 1 ? "" : "s", CAPTURE_OVERHEAD_TEXT);
+	if (o->question == Q_WALL) {
+		STEP("Load the eBPF sampler into the kernel (cpu-clock events on every CPU, and the "
+		     "scheduler's sched_switch tracepoint).");
+		STEP("Sample %s about %u times a second for %u second%s, and time every wait off "
+		     "the CPU, using eBPF in the kernel. Nothing is restarted and nothing in the "
+		     "processes changes. Expected overhead: %s.",
+		     who, hz, o->duration_s, o->duration_s == 1 ? "" : "s",
+		     CAPTURE_OVERHEAD_WALL_TEXT);
+	} else {
+		STEP("Load the eBPF sampler into the kernel (cpu-clock events on every CPU).");
+		STEP("Sample %s about %u times a second for %u second%s, using eBPF in the kernel. "
+		     "Nothing is restarted and nothing in the processes changes. Expected overhead: "
+		     "%s.",
+		     who, hz, o->duration_s, o->duration_s == 1 ? "" : "s", CAPTURE_OVERHEAD_TEXT);
+	}
 	STEP("Read the result back, name each function and group the processes by owner, "
 	     "then check the target is still running.");
 	STEP("Write profile.pb.gz, profile.collapsed, flamegraph.html and summary.json to %s.",
@@ -412,6 +423,10 @@ static int on_sample(void *ctx, const struct sampler_sample *s)
 	size_t i, n = 0;
 	int id;
 
+	/* Kernel threads (no user stack at all) wait by design; their off-CPU time would bury
+	 * the waiting of the applications. */
+	if (s->offcpu && s->ustack_err == -EFAULT && !s->nustack)
+		return 0;
 	if (s->offcpu) {
 		/* Off-CPU: the leaf says why it waited; the kernel's scheduler frames are left out. */
 		struct prof_frame_info fi = { .function = reason, .mapping = REPORT_WAIT_MAPPING,

@@ -23,6 +23,10 @@
 #define CAPTURE_MAX_NOTES 16
 /* What plan says about overhead: the figure measured by bench/ (docs/benchmarks.md). */
 #define CAPTURE_OVERHEAD_TEXT "about 1% of one CPU while sampling"
+/* wall adds work at every context switch: it grows with the switch rate (bench/, issue 4). */
+#define CAPTURE_OVERHEAD_WALL_TEXT                                                             \
+	"about 1% of one CPU while sampling, plus about 6 microseconds per context switch of "  \
+	"the target"
 #define CAPTURE_BUSY_MSG "a capture is already running on this server"
 /* Exit status of `capture` when another capture holds the lock. */
 #define CAPTURE_EXIT_BUSY 3
