@@ -158,6 +158,8 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 
 # Each BPF program has exactly one owner in daemon/ (STYLE 6): it waits for its skeleton.
 $(OUTPUT)/obj/daemon/sampler.o: $(OUTPUT)/profile.skel.h
+$(OUTPUT)/obj/daemon/locks.o: $(OUTPUT)/locks.skel.h
+$(OUTPUT)/obj/daemon/memgrow.o: $(OUTPUT)/memgrow.skel.h
 
 $(OUTPUT)/obj/%.o: %.c
 	$(call msg,CC,$@)

@@ -17,12 +17,13 @@
 /* PERF_MAX_STACK_DEPTH: the kernel's limit for bpf_get_stackid() */
 #define MG_MAX_STACK_DEPTH 127
 /* Map sizes (overridable before load). Stack map: 8192 * 127 * 8 B = 8 MiB of kernel memory;
- * counts 16384 * (32 + 32) B = 1 MiB; mappings 65536 * (16 + 24) B = 2.5 MiB. */
+ * counts 16384 * (32 + 32) B = 1 MiB; mappings 16384 * (16 + 24) B = 640 KiB, each one a
+ * malloc chunk of 128 KiB or more (glibc), so 2 GiB of live mappings before netting is lost. */
 #define MG_DEFAULT_STACK_ENTRIES 8192
 #define MG_DEFAULT_COUNT_ENTRIES 16384
 #define MG_DEFAULT_SEEN_ENTRIES 16384
-#define MG_DEFAULT_MAPPING_ENTRIES 65536	/* anonymous mappings made during the capture */
-#define MG_DEFAULT_THREAD_ENTRIES 16384		/* threads inside mmap/munmap/mremap/brk */
+#define MG_DEFAULT_MAPPING_ENTRIES 16384	/* anonymous mappings made during the capture */
+#define MG_DEFAULT_THREAD_ENTRIES 4096		/* threads inside mmap/munmap/mremap/brk */
 #define MG_DEFAULT_BRK_ENTRIES 4096		/* processes whose program break is known */
 #define MG_COMM_LEN 16
 

@@ -68,7 +68,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 }
 
 /* The same routing of libbpf's messages as the sampler's (STYLE 4), for a capture that runs
- * this collector alone. */
+ * this collector alone. libbpf's messages carry their own "libbpf: " prefix. */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	char buf[512];
@@ -80,7 +80,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	n = strlen(buf);
 	while (n && buf[n - 1] == '\n')
 		buf[--n] = '\0';
-	log_msg(level == LIBBPF_WARN ? LOG_WARN : LOG_DEBUG, 0, "libbpf: %s", buf);
+	log_msg(level == LIBBPF_WARN ? LOG_WARN : LOG_DEBUG, 0, "%s", buf);
 	return 0;
 }
 

@@ -97,7 +97,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	n = strlen(buf);
 	while (n && buf[n - 1] == '\n')
 		buf[--n] = '\0';
-	log_msg(level == LIBBPF_WARN ? LOG_WARN : LOG_DEBUG, 0, "libbpf: %s", buf);
+	log_msg(level == LIBBPF_WARN ? LOG_WARN : LOG_DEBUG, 0, "%s", buf);
 	return 0;
 }
 
