@@ -234,15 +234,6 @@ static void read_comm(const char *proc_root, uint32_t pid, char *buf, size_t siz
 	free(text);
 }
 
-static bool pid_alive(const char *proc_root, uint32_t pid)
-{
-	char path[64];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "%s/%u", proc_root ? proc_root : "/proc", pid);
-	return stat(path, &st) == 0;
-}
-
 static int track(struct capture *c, uint32_t pid)
 {
 	size_t i;
@@ -286,7 +277,7 @@ static int refresh_target(struct capture *c, char *err, size_t size)
 	for (i = 0; i < (size_t)n && !ret; i++)
 		ret = track(c, pids[i]);
 	for (i = 0; i < c->ntracked; i++)
-		if (c->tracked[i].exited_at < 0 && !pid_alive(o->proc_root, c->tracked[i].pid))
+		if (c->tracked[i].exited_at < 0 && !target_pid_alive(o->proc_root, c->tracked[i].pid))
 			c->tracked[i].exited_at = c->t0 ? now_s() - c->t0 : 0;
 out:
 	free(pids);

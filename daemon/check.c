@@ -60,13 +60,13 @@ static void add_group(struct rt_group *g, size_t *n, const struct runtime_info *
 	(*n)++;
 }
 
-/* True for kernel threads: no executable, no memory map. */
+/* True for kernel threads (PF_KTHREAD), which have no runtime to detect. */
 static bool is_kthread(const char *proc_root, uint32_t pid)
 {
-	char path[64], link[8];
+	unsigned long flags = 0;
+	char state;
 
-	snprintf(path, sizeof(path), "%s/%u/exe", proc_root, pid);
-	return readlink(path, link, sizeof(link)) < 0 && errno == ENOENT;
+	return target_proc_stat(proc_root, pid, &state, &flags) == 0 && (flags & 0x00200000);
 }
 
 static int list_pids(const struct check_opts *o, struct owner_resolver *owners, uint32_t **out,
@@ -198,7 +198,7 @@ int check_run(const struct check_opts *o, char **json, char **text, char *err, s
 		const char *why = not_ready ? "the server is not ready to profile" :
 					  check_question_reason(i, o->target.kind, seen);
 
-		json_array_append_new(qs, json_pack("{s:s, s:s, s:b, s:s?}", "id", qi->id, "text",
+		json_array_append_new(qs, json_pack("{s:s, s:s, s:b, s:s*}", "id", qi->id, "text",
 						    qi->text, "available", why == NULL, "reason",
 						    why));
 	}

@@ -123,6 +123,7 @@ static int parse_args(int argc, char **argv, struct cli_args *a)
 					    target_kind_name(a->opts.target.kind),
 					    sizeof(a->opts.target.name) - 1);
 			snprintf(a->opts.target.name, sizeof(a->opts.target.name), "%s", optarg);
+			target_normalize(&a->opts.target);
 			break;
 		case 'p':
 			if (parse_uint(optarg, 0x3fffffff, &v) || !v)

@@ -7,10 +7,63 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include "cgroups/owner.h"
 #include "cgroups/resolver.h"
+#include "daemon/fileio.h"
+
+int target_proc_stat(const char *proc_root, uint32_t pid, char *state, unsigned long *flags)
+{
+	char path[64], *text = NULL, *p;
+	unsigned long f = 0;
+	int ret, i;
+
+	snprintf(path, sizeof(path), "%s/%u/stat", proc_root ? proc_root : "/proc", pid);
+	ret = read_file_bounded(AT_FDCWD, path, 4096, &text, NULL);
+	if (ret)
+		return ret == -ENOENT ? -ESRCH : ret;
+	/* "pid (comm) S ppid ...": comm may hold spaces and ')', so start after the last ')' */
+	p = strrchr(text, ')');
+	if (!p || p[1] != ' ' || !p[2]) {
+		free(text);
+		return -EINVAL;
+	}
+	*state = p[2];
+	/* flags is field 9; after ')' come state (3), ppid (4), ... */
+	p += 2;
+	for (i = 3; i < 9 && p; i++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (p)
+		f = strtoul(p, NULL, 10);
+	free(text);
+	if (flags)
+		*flags = f;
+	return 0;
+}
+
+bool target_pid_alive(const char *proc_root, uint32_t pid)
+{
+	char state;
+
+	/* A zombie (Z) or dead (X) process has exited, reaped or not. */
+	return target_proc_stat(proc_root, pid, &state, NULL) == 0 && state != 'Z' &&
+	       state != 'X';
+}
+
+void target_normalize(struct capture_target *t)
+{
+	size_t n = strlen(t->name);
+
+	/* "nginx" names nginx.service, as systemctl takes it */
+	if (t->kind == TARGET_UNIT && n && !strchr(t->name, '.') &&
+	    n + sizeof(".service") <= sizeof(t->name))
+		memcpy(t->name + n, ".service", sizeof(".service"));
+}
 
 const char *target_kind_name(enum target_kind k)
 {
@@ -112,7 +165,7 @@ static void list_add(char *buf, size_t size, const char *name)
 	const char *p = buf;
 
 	while ((p = strstr(p, name))) {
-		if ((p == buf || p[-2] == ',') && (p[k] == ',' || p[k] == '\0'))
+		if ((p == buf || (p - buf >= 2 && p[-2] == ',')) && (p[k] == ',' || p[k] == '\0'))
 			return;
 		p += k;
 	}
@@ -134,9 +187,16 @@ static int not_found(const struct capture_target *t, struct owner_resolver *owne
 	while ((de = readdir(d))) {
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
-		if (owner_resolver__resolve(owners, atoi(de->d_name), &o) < 0 || o.group != want)
+		if (owner_resolver__resolve(owners, atoi(de->d_name), &o) < 0)
 			continue;
-		list_add(seen, sizeof(seen), o.name);
+		if (o.group == want) {
+			list_add(seen, sizeof(seen), o.name);
+		} else if (want == OWNER_CONTAINER && o.group == OWNER_SERVICE && o.container_id[0]) {
+			char shortid[16];
+
+			snprintf(shortid, sizeof(shortid), "%.12s", o.container_id);
+			list_add(seen, sizeof(seen), shortid);
+		}
 	}
 	target_describe(t, what, sizeof(what));
 	snprintf(err, errsize, "no process of %s is running; %s seen on this server: %s", what,
@@ -148,9 +208,7 @@ static int not_found(const struct capture_target *t, struct owner_resolver *owne
 int target_resolve(const struct capture_target *t, struct owner_resolver *owners,
 		   const char *proc_root, uint32_t *pids, size_t max, char *err, size_t errsize)
 {
-	char path[512];
 	struct dirent *de;
-	struct stat st;
 	size_t i, n = 0;
 	DIR *d;
 	int ret;
@@ -161,8 +219,7 @@ int target_resolve(const struct capture_target *t, struct owner_resolver *owners
 		return 0;
 	if (t->kind == TARGET_PIDS) {
 		for (i = 0; i < t->npids && n < max; i++) {
-			snprintf(path, sizeof(path), "%s/%u", proc_root, t->pids[i]);
-			if (stat(path, &st) < 0) {
+			if (!target_pid_alive(proc_root, t->pids[i])) {
 				snprintf(err, errsize, "no process with pid %u is running", t->pids[i]);
 				return -ENOENT;
 			}

@@ -33,6 +33,16 @@ struct capture_target {
 	char name[TARGET_NAME_MAX];	/* unit, container id or name, service */
 };
 
+/* Completes a short unit name ("nginx" -> "nginx.service", as systemctl does). */
+void target_normalize(struct capture_target *t);
+
+/* Reads the state letter and the flags (PF_*) of process @pid from /proc/PID/stat. Returns 0,
+ * -ESRCH if gone, -EINVAL if unparsable. */
+int target_proc_stat(const char *proc_root, uint32_t pid, char *state, unsigned long *flags);
+
+/* True while @pid runs: it exists and is neither a zombie nor dead. */
+bool target_pid_alive(const char *proc_root, uint32_t pid);
+
 /* "this server", "process 1234", "Unit nginx.service", "Container redis" into @buf. */
 const char *target_describe(const struct capture_target *t, char *buf, size_t size);
 
