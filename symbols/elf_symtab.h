@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * elf_symtab: the function symbols, build id and load segments of one ELF file, read with
- * libelf (bounds-checked; sizes in the file are never trusted).
+ * elf_symtab: the function symbols, build id and load segments of one ELF file, read through
+ * elf_file (bounded pread()s of just the headers, notes and symbol and string tables; sizes in
+ * the file are never trusted). Memory kept is proportional to the functions kept: their
+ * names are copied out of the string tables, which are never held whole.
  *
  * Symbols come from .symtab and .dynsym: STT_FUNC, STT_GNU_IFUNC and sized STT_NOTYPE in
  * executable sections, sorted by address, one per address. Addresses are ELF virtual addresses

@@ -1,15 +1,76 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * libFuzzer target over the ELF reader: the in-memory path (elf_memory) and the fd path
- * (ELF_C_READ, what the symbolizer uses) through a memfd, then lookups on what loaded.
+ * libFuzzer target over the ELF reader: elf_file directly (headers, sections, notes, reads of
+ * ranges taken from the input) and elf_symtab, each over the in-memory image and over a memfd
+ * (the pread path the symbolizer uses), then lookups on what loaded.
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "daemon/log.h"
+#include "symbols/elf_file.h"
 #include "symbols/elf_symtab.h"
+
+static uint64_t word_at(const uint8_t *data, size_t size, size_t i)
+{
+	uint64_t v = 0;
+
+	if (size >= 8)
+		memcpy(&v, data + (i * 8) % (size - 7), 8);
+	return v;
+}
+
+static void exercise_file(const struct elf_file *ef, const uint8_t *data, size_t size)
+{
+	const Elf64_Shdr *sh;
+	const Elf64_Phdr *ph;
+	struct elf_note note;
+	uint64_t len, off;
+	size_t i, noff;
+	Elf64_Sym sym;
+	uint8_t *buf;
+	void *p;
+
+	(void)elf_file__ehdr(ef);
+	(void)elf_file__section(ef, ".text", NULL);
+	(void)elf_file__section_by_type(ef, SHT_DYNSYM, NULL);
+	for (i = 0; (sh = elf_file__shdr(ef, i)) && i < 64; i++) {
+		(void)strlen(elf_file__section_name(ef, i));
+		if (elf_file__read_section(ef, i, 1 << 16, &p, &len))
+			continue;
+		buf = p;
+		if (sh->sh_type == SHT_NOTE)
+			for (noff = 0; elf_file__next_note(ef, buf, len, sh->sh_addralign, &noff,
+							   &note) > 0;)
+				(void)(note.name[0] + (note.descsz ? note.desc[0] : 0));
+		if (sh->sh_type == SHT_SYMTAB || sh->sh_type == SHT_DYNSYM)
+			for (off = 0; off + elf_file__sym_size(ef) <= len;
+			     off += elf_file__sym_size(ef))
+				elf_file__sym(ef, buf + off, &sym);
+		free(p);
+	}
+	for (i = 0; (ph = elf_file__phdr(ef, i)); i++) {
+		if (ph->p_type != PT_NOTE || elf_file__read(ef, ph->p_offset, ph->p_filesz, &p))
+			continue;
+		for (noff = 0; elf_file__next_note(ef, p, ph->p_filesz, ph->p_align, &noff,
+						   &note) > 0;)
+			(void)note.type;
+		free(p);
+	}
+	/* Ranges from the input itself: offsets anywhere, lengths kept small. */
+	for (i = 0; i < 4; i++) {
+		off = word_at(data, size, 2 * i);
+		len = word_at(data, size, 2 * i + 1);
+		if (!elf_file__read(ef, off % (size + 16), len % 4096, &p))
+			free(p);
+		if (!elf_file__read(ef, off, len, &p))
+			free(p);
+	}
+}
 
 static void exercise(struct elf_symtab *st, const uint8_t *data, size_t size)
 {
@@ -35,17 +96,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static int fd = -2;
 	struct elf_symtab_opts opts = { .max_syms = 1u << 16 };
 	struct elf_symtab *st = NULL;
+	struct elf_file *ef = NULL;
 	struct elf_ident id;
 
 	if (fd == -2) {
 		log_set_level(LOG_ERROR);
 		fd = memfd_create("fuzz_elf", MFD_CLOEXEC);
 	}
+	if (!elf_file__open_memory(data, size, NULL, &ef)) {
+		exercise_file(ef, data, size);
+		elf_file__free(ef);
+	}
 	if (!elf_symtab__from_memory(data, size, &opts, &st)) {
 		exercise(st, data, size);
 		elf_symtab__free(st);
 	}
 	if (fd >= 0 && !ftruncate(fd, 0) && pwrite(fd, data, size, 0) == (ssize_t)size) {
+		if (!elf_file__open(fd, NULL, &ef)) {
+			exercise_file(ef, data, size);
+			elf_file__free(ef);
+		}
 		(void)elf_read_ident(fd, &id);
 		st = NULL;
 		if (!elf_symtab__from_fd(fd, &opts, &st)) {

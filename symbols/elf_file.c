@@ -1,0 +1,527 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "symbols/elf_file.h"
+
+#include <byteswap.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct elf_file {
+	int fd;			/* -1: in memory */
+	const uint8_t *mem;
+	uint64_t size;
+	bool is64, swap;
+	bool shdrs_ignored;
+	Elf64_Ehdr eh;
+	Elf64_Phdr *phdrs;
+	size_t phnum;
+	Elf64_Shdr *shdrs;
+	size_t shnum;
+	char *shstrtab;		/* NUL-terminated; NULL: sections are nameless */
+	uint64_t shstrtab_len;
+};
+
+static uint64_t rd(const struct elf_file *ef, const uint8_t *p, size_t n)
+{
+	uint16_t v16;
+	uint32_t v32;
+	uint64_t v64;
+
+	switch (n) {
+	case 1:
+		return *p;
+	case 2:
+		memcpy(&v16, p, 2);
+		return ef->swap ? bswap_16(v16) : v16;
+	case 4:
+		memcpy(&v32, p, 4);
+		return ef->swap ? bswap_32(v32) : v32;
+	default:
+		memcpy(&v64, p, 8);
+		return ef->swap ? bswap_64(v64) : v64;
+	}
+}
+
+/* Field @f of the ELF32 struct @t32 or ELF64 struct @t64 found at @raw, by the file's class. */
+#define FIELD(ef, raw, t32, t64, f)                                                          \
+	((ef)->is64 ? rd(ef, (const uint8_t *)(raw) + offsetof(t64, f), sizeof(((t64 *)0)->f)) \
+		    : rd(ef, (const uint8_t *)(raw) + offsetof(t32, f), sizeof(((t32 *)0)->f)))
+
+int elf_file__read_into(const struct elf_file *ef, uint64_t off, uint64_t len, void *buf)
+{
+	uint8_t *p = buf;
+	ssize_t n;
+
+	if (!ef || (len && !buf))
+		return -EINVAL;
+	if (off > ef->size || len > ef->size - off)
+		return -EINVAL;
+	if (len > ELF_FILE_MAX_READ)
+		return -E2BIG;
+	if (!ef->mem) {
+		while (len) {
+			n = pread(ef->fd, p, len, (off_t)off);
+			if (n < 0) {
+				if (errno == EINTR)
+					continue;
+				return -errno;
+			}
+			/* fstat said the range was there: the file shrank under us. */
+			if (!n)
+				return -EIO;
+			p += n;
+			off += (uint64_t)n;
+			len -= (uint64_t)n;
+		}
+		return 0;
+	}
+	if (len)
+		memcpy(p, ef->mem + off, len);
+	return 0;
+}
+
+int elf_file__read(const struct elf_file *ef, uint64_t off, uint64_t len, void **out)
+{
+	char *buf;
+	int err;
+
+	if (!ef || !out)
+		return -EINVAL;
+	if (off > ef->size || len > ef->size - off)
+		return -EINVAL;
+	if (len > ELF_FILE_MAX_READ)
+		return -E2BIG;
+	buf = malloc(len + 1);
+	if (!buf)
+		return -ENOMEM;
+	err = elf_file__read_into(ef, off, len, buf);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	return 0;
+}
+
+static void decode_shdr(const struct elf_file *ef, const uint8_t *raw, Elf64_Shdr *sh)
+{
+#define SH(f) FIELD(ef, raw, Elf32_Shdr, Elf64_Shdr, f)
+	sh->sh_name = (Elf64_Word)SH(sh_name);
+	sh->sh_type = (Elf64_Word)SH(sh_type);
+	sh->sh_flags = SH(sh_flags);
+	sh->sh_addr = SH(sh_addr);
+	sh->sh_offset = SH(sh_offset);
+	sh->sh_size = SH(sh_size);
+	sh->sh_link = (Elf64_Word)SH(sh_link);
+	sh->sh_info = (Elf64_Word)SH(sh_info);
+	sh->sh_addralign = SH(sh_addralign);
+	sh->sh_entsize = SH(sh_entsize);
+#undef SH
+}
+
+static void decode_phdr(const struct elf_file *ef, const uint8_t *raw, Elf64_Phdr *ph)
+{
+#define PH(f) FIELD(ef, raw, Elf32_Phdr, Elf64_Phdr, f)
+	ph->p_type = (Elf64_Word)PH(p_type);
+	ph->p_flags = (Elf64_Word)PH(p_flags);
+	ph->p_offset = PH(p_offset);
+	ph->p_vaddr = PH(p_vaddr);
+	ph->p_paddr = PH(p_paddr);
+	ph->p_filesz = PH(p_filesz);
+	ph->p_memsz = PH(p_memsz);
+	ph->p_align = PH(p_align);
+#undef PH
+}
+
+void elf_file__sym(const struct elf_file *ef, const void *raw, Elf64_Sym *out)
+{
+#define ST(f) FIELD(ef, raw, Elf32_Sym, Elf64_Sym, f)
+	out->st_name = (Elf64_Word)ST(st_name);
+	out->st_info = (unsigned char)ST(st_info);
+	out->st_other = (unsigned char)ST(st_other);
+	out->st_shndx = (Elf64_Section)ST(st_shndx);
+	out->st_value = ST(st_value);
+	out->st_size = ST(st_size);
+#undef ST
+}
+
+uint32_t elf_file__word(const struct elf_file *ef, const void *raw)
+{
+	return (uint32_t)rd(ef, raw, 4);
+}
+
+size_t elf_file__sym_size(const struct elf_file *ef)
+{
+	return ef->is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
+}
+
+/* The ELF header: identification, class and byte order; -EINVAL if it is not one. */
+static int read_ehdr(struct elf_file *ef)
+{
+	uint8_t raw[sizeof(Elf64_Ehdr)];
+	size_t n;
+	int err;
+
+	if (ef->size < EI_NIDENT)
+		return -EINVAL;
+	err = elf_file__read_into(ef, 0, EI_NIDENT, raw);
+	if (err)
+		return err;
+	if (memcmp(raw, ELFMAG, SELFMAG) || raw[EI_VERSION] != EV_CURRENT)
+		return -EINVAL;
+	if (raw[EI_CLASS] != ELFCLASS32 && raw[EI_CLASS] != ELFCLASS64)
+		return -EINVAL;
+	if (raw[EI_DATA] != ELFDATA2LSB && raw[EI_DATA] != ELFDATA2MSB)
+		return -EINVAL;
+	ef->is64 = raw[EI_CLASS] == ELFCLASS64;
+	ef->swap = (raw[EI_DATA] == ELFDATA2LSB) != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__);
+	n = ef->is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+	if (ef->size < n)
+		return -EINVAL;
+	err = elf_file__read_into(ef, 0, n, raw);
+	if (err)
+		return err;
+#define EH(f) FIELD(ef, raw, Elf32_Ehdr, Elf64_Ehdr, f)
+	memcpy(ef->eh.e_ident, raw, EI_NIDENT);
+	ef->eh.e_type = (Elf64_Half)EH(e_type);
+	ef->eh.e_machine = (Elf64_Half)EH(e_machine);
+	ef->eh.e_version = (Elf64_Word)EH(e_version);
+	ef->eh.e_entry = EH(e_entry);
+	ef->eh.e_phoff = EH(e_phoff);
+	ef->eh.e_shoff = EH(e_shoff);
+	ef->eh.e_flags = (Elf64_Word)EH(e_flags);
+	ef->eh.e_ehsize = (Elf64_Half)EH(e_ehsize);
+	ef->eh.e_phentsize = (Elf64_Half)EH(e_phentsize);
+	ef->eh.e_phnum = (Elf64_Half)EH(e_phnum);
+	ef->eh.e_shentsize = (Elf64_Half)EH(e_shentsize);
+	ef->eh.e_shnum = (Elf64_Half)EH(e_shnum);
+	ef->eh.e_shstrndx = (Elf64_Half)EH(e_shstrndx);
+#undef EH
+	return 0;
+}
+
+/* True if the table of @n entries of @ent bytes at @off lies inside the file. */
+static bool table_fits(const struct elf_file *ef, uint64_t off, uint64_t n, uint64_t ent)
+{
+	return off <= ef->size && n <= (ef->size - off) / ent;
+}
+
+/* Reads @n entries of @ent bytes at @off and decodes them into @out (@outsz bytes each). */
+static int read_table(struct elf_file *ef, uint64_t off, size_t n, size_t ent, void **out,
+		      size_t outsz, void (*decode)(const struct elf_file *, const uint8_t *, void *))
+{
+	uint8_t *raw, *tab;
+	size_t i;
+	int err;
+
+	raw = malloc(n * ent);
+	tab = calloc(n, outsz);
+	if (!raw || !tab) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	err = elf_file__read_into(ef, off, (uint64_t)n * ent, raw);
+	if (err)
+		goto out_free;
+	for (i = 0; i < n; i++)
+		decode(ef, raw + i * ent, tab + i * outsz);
+	free(raw);
+	*out = tab;
+	return 0;
+
+out_free:
+	free(tab);
+	free(raw);
+	return err;
+}
+
+static void decode_shdr_v(const struct elf_file *ef, const uint8_t *raw, void *out)
+{
+	decode_shdr(ef, raw, out);
+}
+
+static void decode_phdr_v(const struct elf_file *ef, const uint8_t *raw, void *out)
+{
+	decode_phdr(ef, raw, out);
+}
+
+/*
+ * The section header table. Section 0 carries the real counts when they overflow the ELF
+ * header (e_shnum 0, e_shstrndx SHN_XINDEX, e_phnum PN_XNUM); *@phnum receives the latter.
+ * A malformed table is ignored (shnum 0, shdrs_ignored); only I/O errors and -ENOMEM fail.
+ */
+static int read_sections(struct elf_file *ef, uint64_t *phnum)
+{
+	size_t ent = ef->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	uint8_t raw[sizeof(Elf64_Shdr)];
+	uint64_t shnum, shstrndx;
+	const Elf64_Shdr *strsh;
+	Elf64_Shdr sh0;
+	void *tab;
+	int err;
+
+	*phnum = ef->eh.e_phnum;
+	if (!ef->eh.e_shoff)
+		return 0;
+	if (ef->eh.e_shentsize != ent || !table_fits(ef, ef->eh.e_shoff, 1, ent))
+		goto ignore;
+	err = elf_file__read_into(ef, ef->eh.e_shoff, ent, raw);
+	if (err)
+		return err;
+	decode_shdr(ef, raw, &sh0);
+	shnum = ef->eh.e_shnum ? ef->eh.e_shnum : sh0.sh_size;
+	shstrndx = ef->eh.e_shstrndx == SHN_XINDEX ? sh0.sh_link : ef->eh.e_shstrndx;
+	if (ef->eh.e_phnum == PN_XNUM)
+		*phnum = sh0.sh_info;
+	if (!shnum || shnum > ELF_FILE_MAX_SECTIONS || !table_fits(ef, ef->eh.e_shoff, shnum, ent))
+		goto ignore;
+	err = read_table(ef, ef->eh.e_shoff, shnum, ent, &tab, sizeof(Elf64_Shdr), decode_shdr_v);
+	if (err)
+		return err;
+	ef->shdrs = tab;
+	ef->shnum = shnum;
+	if (!shstrndx || shstrndx >= shnum)
+		return 0;
+	strsh = &ef->shdrs[shstrndx];
+	if (strsh->sh_type != SHT_STRTAB || strsh->sh_size > ELF_FILE_MAX_SHSTRTAB)
+		return 0;
+	err = elf_file__read(ef, strsh->sh_offset, strsh->sh_size, &tab);
+	if (err == -EINVAL)
+		return 0;
+	if (err)
+		return err;
+	ef->shstrtab = tab;
+	ef->shstrtab_len = strsh->sh_size;
+	return 0;
+
+ignore:
+	ef->shdrs_ignored = true;
+	return 0;
+}
+
+static int read_segments(struct elf_file *ef, uint64_t phnum)
+{
+	size_t ent = ef->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+	void *tab;
+	int err;
+
+	/* PN_XNUM without a readable section 0 stays 0xffff, past the limit. */
+	if (!phnum)
+		return 0;
+	if (phnum > ELF_FILE_MAX_SEGMENTS || ef->eh.e_phentsize != ent ||
+	    !table_fits(ef, ef->eh.e_phoff, phnum, ent))
+		return -EINVAL;
+	err = read_table(ef, ef->eh.e_phoff, phnum, ent, &tab, sizeof(Elf64_Phdr), decode_phdr_v);
+	if (err)
+		return err;
+	ef->phdrs = tab;
+	ef->phnum = phnum;
+	return 0;
+}
+
+static int open_common(struct elf_file *ef, struct elf_file **out)
+{
+	uint64_t phnum;
+	int err;
+
+	err = read_ehdr(ef);
+	if (err)
+		goto err_free;
+	err = read_sections(ef, &phnum);
+	if (err)
+		goto err_free;
+	err = read_segments(ef, phnum);
+	if (err)
+		goto err_free;
+	*out = ef;
+	return 0;
+
+err_free:
+	elf_file__free(ef);
+	return err;
+}
+
+static uint64_t max_file_size(const struct elf_file_opts *opts)
+{
+	return opts && opts->max_file_size ? opts->max_file_size : ELF_FILE_MAX_FILE_DEFAULT;
+}
+
+int elf_file__open(int fd, const struct elf_file_opts *opts, struct elf_file **out)
+{
+	struct elf_file *ef;
+	struct stat sb;
+
+	if (fd < 0 || !out)
+		return -EINVAL;
+	if (fstat(fd, &sb) < 0)
+		return -errno;
+	if (!S_ISREG(sb.st_mode))
+		return -EINVAL;
+	if ((uint64_t)sb.st_size > max_file_size(opts))
+		return -EFBIG;
+	ef = calloc(1, sizeof(*ef));
+	if (!ef)
+		return -ENOMEM;
+	ef->fd = fd;
+	ef->size = (uint64_t)sb.st_size;
+	return open_common(ef, out);
+}
+
+int elf_file__open_memory(const void *buf, size_t len, const struct elf_file_opts *opts,
+			  struct elf_file **out)
+{
+	struct elf_file *ef;
+
+	if (!buf || !out)
+		return -EINVAL;
+	if (len > max_file_size(opts))
+		return -EFBIG;
+	ef = calloc(1, sizeof(*ef));
+	if (!ef)
+		return -ENOMEM;
+	ef->fd = -1;
+	ef->mem = buf;
+	ef->size = len;
+	return open_common(ef, out);
+}
+
+void elf_file__free(struct elf_file *ef)
+{
+	if (!ef)
+		return;
+	free(ef->phdrs);
+	free(ef->shdrs);
+	free(ef->shstrtab);
+	free(ef);
+}
+
+const Elf64_Ehdr *elf_file__ehdr(const struct elf_file *ef)
+{
+	return &ef->eh;
+}
+
+unsigned elf_file__class(const struct elf_file *ef)
+{
+	return ef->is64 ? ELFCLASS64 : ELFCLASS32;
+}
+
+uint64_t elf_file__size(const struct elf_file *ef)
+{
+	return ef->size;
+}
+
+size_t elf_file__phnum(const struct elf_file *ef)
+{
+	return ef->phnum;
+}
+
+const Elf64_Phdr *elf_file__phdr(const struct elf_file *ef, size_t i)
+{
+	return i < ef->phnum ? &ef->phdrs[i] : NULL;
+}
+
+size_t elf_file__shnum(const struct elf_file *ef)
+{
+	return ef->shnum;
+}
+
+const Elf64_Shdr *elf_file__shdr(const struct elf_file *ef, size_t i)
+{
+	return i < ef->shnum ? &ef->shdrs[i] : NULL;
+}
+
+bool elf_file__shdrs_ignored(const struct elf_file *ef)
+{
+	return ef->shdrs_ignored;
+}
+
+const char *elf_file__section_name(const struct elf_file *ef, size_t i)
+{
+	uint64_t name;
+
+	if (i >= ef->shnum)
+		return NULL;
+	name = ef->shdrs[i].sh_name;
+	/* The table is NUL-terminated at shstrtab_len: any offset inside gives a string. */
+	if (!ef->shstrtab || name >= ef->shstrtab_len)
+		return "";
+	return ef->shstrtab + name;
+}
+
+int elf_file__section(const struct elf_file *ef, const char *name, const Elf64_Shdr **sh)
+{
+	size_t i;
+
+	for (i = 1; i < ef->shnum; i++) {
+		if (!strcmp(elf_file__section_name(ef, i), name)) {
+			if (sh)
+				*sh = &ef->shdrs[i];
+			return (int)i;
+		}
+	}
+	return -ENOENT;
+}
+
+int elf_file__section_by_type(const struct elf_file *ef, uint32_t type, const Elf64_Shdr **sh)
+{
+	size_t i;
+
+	for (i = 1; i < ef->shnum; i++) {
+		if (ef->shdrs[i].sh_type == type) {
+			if (sh)
+				*sh = &ef->shdrs[i];
+			return (int)i;
+		}
+	}
+	return -ENOENT;
+}
+
+int elf_file__read_section(const struct elf_file *ef, size_t i, uint64_t max, void **out,
+			   uint64_t *len)
+{
+	const Elf64_Shdr *sh = elf_file__shdr(ef, i);
+	int err;
+
+	if (!sh)
+		return -ENOENT;
+	if (sh->sh_type == SHT_NOBITS)
+		return -EINVAL;
+	if (sh->sh_size > (max ? max : ELF_FILE_MAX_READ))
+		return -E2BIG;
+	err = elf_file__read(ef, sh->sh_offset, sh->sh_size, out);
+	if (err)
+		return err;
+	if (len)
+		*len = sh->sh_size;
+	return 0;
+}
+
+int elf_file__next_note(const struct elf_file *ef, const void *buf, size_t len, uint64_t align,
+			size_t *off, struct elf_note *note)
+{
+	const uint8_t *p = buf;
+	uint64_t a = align == 8 ? 8 : 4, name_off, desc_off, next;
+	uint32_t namesz, descsz;
+
+	/* The header is three words in both classes; offsets are kept in 64 bits to not wrap. */
+	if (*off > len || len - *off < 12)
+		return 0;
+	namesz = (uint32_t)rd(ef, p + *off, 4);
+	descsz = (uint32_t)rd(ef, p + *off + 4, 4);
+	name_off = *off + 12;
+	desc_off = (name_off + namesz + a - 1) & ~(a - 1);
+	next = (desc_off + descsz + a - 1) & ~(a - 1);
+	if (name_off + namesz > len || desc_off + descsz > len)
+		return 0;
+	note->type = (uint32_t)rd(ef, p + *off + 8, 4);
+	note->namesz = namesz;
+	note->descsz = descsz;
+	note->name = (const char *)p + name_off;
+	note->desc = p + desc_off;
+	/* The padding after the last note may be missing. */
+	*off = next < len ? next : len;
+	return 1;
+}
