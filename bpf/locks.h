@@ -11,6 +11,11 @@
 #ifndef SLIDEOPS_BPF_LOCKS_H
 #define SLIDEOPS_BPF_LOCKS_H
 
+/* vmlinux.h defines the __u32 family for BPF; user space takes them from the uapi. */
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
 /* PERF_MAX_STACK_DEPTH: the kernel's limit for bpf_get_stackid() */
 #define LOCKS_MAX_STACK_DEPTH 127
 /* Map sizes (overridable before load). Stack map: 4096 * 127 * 8 B = 4 MiB of kernel memory;

@@ -9,6 +9,11 @@
 #ifndef SLIDEOPS_BPF_PROFILE_H
 #define SLIDEOPS_BPF_PROFILE_H
 
+/* vmlinux.h defines the __u32 family for BPF; user space takes them from the uapi. */
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
 /* PERF_MAX_STACK_DEPTH: the kernel's limit for bpf_get_stackid() */
 #define PROF_MAX_STACK_DEPTH 127
 /* Map sizes (overridable before load). Stack map: 16384 * 127 * 8 B = 16 MiB of kernel memory. */

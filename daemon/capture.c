@@ -18,7 +18,6 @@
 #include "daemon/preflight.h"
 #include "daemon/sha256.h"
 #include "daemon/summary.h"
-#include "bpf/profile.h"
 #include "profile/collapsed.h"
 #include "profile/flamegraph.h"
 #include "profile/pprof.h"
@@ -55,12 +54,13 @@ struct capture {
 	struct capture_result *res;
 	struct symbolizer *sym;
 	struct owner_resolver *owners;
-	struct sampler *sampler;
+	struct source *src;
 	struct profile *prof;
 	int64_t period_ns;
 	uint64_t unattributed;	/* samples of processes gone before their owner was read */
 	struct tracked *tracked;
 	size_t ntracked;
+	const char *unit;	/* of the flame graph: samples, ns, bytes */
 	struct pname *pnames;
 	size_t npnames;
 	struct unreadable unreadable[MAX_UNREADABLE_NOTES];
@@ -173,7 +173,22 @@ int capture_plan(const struct capture_opts *o, int nprocs, struct capture_step *
 	} while (0)
 	STEP("Use the SlideOps profiler at %s (%s). It stays there for the next capture.",
 	     self_path(path, sizeof(path)), self_desc(desc, sizeof(desc)));
-	if (o->question == Q_WALL) {
+	if (o->question == Q_LOCKS) {
+		STEP("Load the eBPF lock-wait programs into the kernel (the futex and futex_waitv "
+		     "system call tracepoints).");
+		STEP("Time every lock wait that sleeps (futex waits, priority-inheritance locks) of "
+		     "%s for %u second%s, with the stack that waited, using eBPF in the kernel. "
+		     "Nothing is restarted and nothing in the processes changes. Expected overhead: "
+		     "%s.", who, o->duration_s, o->duration_s == 1 ? "" : "s",
+		     CAPTURE_OVERHEAD_LOCKS_TEXT);
+	} else if (o->question == Q_MEMORY_GROWTH) {
+		STEP("Load the eBPF memory programs into the kernel (the page_fault_user tracepoint "
+		     "and the mmap, mremap, brk and munmap system call tracepoints).");
+		STEP("Record where %s touches new memory and maps or releases memory for %u "
+		     "second%s, with the stack, using eBPF in the kernel. Nothing is restarted and "
+		     "nothing in the processes changes. Expected overhead: %s.", who,
+		     o->duration_s, o->duration_s == 1 ? "" : "s", CAPTURE_OVERHEAD_MEMORY_TEXT);
+	} else if (o->question == Q_WALL) {
 		STEP("Load the eBPF sampler into the kernel (cpu-clock events on every CPU, and the "
 		     "scheduler's sched_switch tracepoint).");
 		STEP("Sample %s about %u times a second for %u second%s, and time every wait off "
@@ -248,8 +263,8 @@ static int track(struct capture *c, uint32_t pid)
 	read_comm(c->opts->proc_root, pid, c->tracked[c->ntracked].comm,
 		  sizeof(c->tracked[0].comm));
 	c->ntracked++;
-	if (c->sampler)
-		return sampler__add_tgid(c->sampler, pid);
+	if (c->src)
+		return source__add_tgid(c->src, pid);
 	return 0;
 }
 
@@ -372,14 +387,14 @@ static int kernel_frame(struct capture *c, uint64_t ip)
 
 /* Why an off-CPU interval happened, from where the thread slept in the kernel: "read", "futex",
  * "page fault", or "waiting for a CPU" when it was preempted. */
-static void wait_reason(struct capture *c, const struct sampler_sample *s, char *buf, size_t size)
+static void wait_reason(struct capture *c, const struct source_sample *s, char *buf, size_t size)
 {
 	static const char *const prefixes[] = { "__x64_sys_", "__ia32_sys_", "__se_sys_",
 						"__do_sys_", "ksys_" };
 	struct sym_frame sf;
 	size_t i, j;
 
-	if (s->offcpu == PROF_OFF_RUNNABLE) {
+	if (s->leaf == SOURCE_LEAF_RUNNABLE) {
 		snprintf(buf, size, "[runnable: waiting for a CPU]");
 		return;
 	}
@@ -402,33 +417,36 @@ static void wait_reason(struct capture *c, const struct sampler_sample *s, char 
 	snprintf(buf, size, "[off-CPU: %s]", s->nustack ? "other" : "kernel");
 }
 
-static int on_sample(void *ctx, const struct sampler_sample *s)
+static int on_sample(void *ctx, const struct source_sample *s)
 {
 	struct capture *c = ctx;
 	uint32_t frames[2 * 127 + 1];
 	struct prof_labels labels = {};
 	char owner_name[OWNER_NAME_MAX + 32], reason[96];
-	bool wall = c->opts->question == Q_WALL;
 	struct owner o;
-	int64_t values[2];
 	size_t i, n = 0;
 	int id;
 
 	/* Kernel threads (no user stack at all) wait by design; their off-CPU time would bury
 	 * the waiting of the applications. */
-	if (s->offcpu && s->ustack_err == -EFAULT && !s->nustack)
+	if ((s->leaf == SOURCE_LEAF_WAIT || s->leaf == SOURCE_LEAF_RUNNABLE) &&
+	    s->ustack_err == -EFAULT && !s->nustack)
 		return 0;
-	if (s->offcpu) {
-		/* Off-CPU: the leaf says why it waited; the kernel's scheduler frames are left out. */
+	if (s->leaf != SOURCE_LEAF_NONE) {
+		/* A synthetic leaf says why: the wait reason, the kind of lock wait. */
 		struct prof_frame_info fi = { .function = reason, .mapping = REPORT_WAIT_MAPPING,
 					      .lang = PROF_LANG_KERNEL };
 
-		wait_reason(c, s, reason, sizeof(reason));
+		if (s->leaf == SOURCE_LEAF_TEXT)
+			snprintf(reason, sizeof(reason), "%s", s->leaf_text);
+		else
+			wait_reason(c, s, reason, sizeof(reason));
 		id = profile__frame(c->prof, &fi);
 		if (id < 0)
 			return id;
 		frames[n++] = id;
-	} else {
+	}
+	if (s->kernel_frames) {
 		/* Kernel frames first: the stack is leaf first, and the kernel sits above user
 		 * space. Return addresses point after the call: look up ip - 1 for every frame but
 		 * the leaf. */
@@ -447,7 +465,7 @@ static int on_sample(void *ctx, const struct sampler_sample *s)
 	}
 	if (!n) {
 		/* No stack at all: the user stack was lost (stack map full) or unreadable, and the
-		 * sample hit no kernel code. Keep the time, under a frame that says so. */
+		 * sample hit no kernel code. Keep the value, under a frame that says so. */
 		struct prof_frame_info fi = {
 			.function = s->ustack_err == -EFAULT ? "[no stack]" : "[stack lost]",
 			.mapping = "[unknown]",
@@ -462,7 +480,7 @@ static int on_sample(void *ctx, const struct sampler_sample *s)
 	if (owner_resolver__resolve(c->owners, s->tgid, &o) < 0) {
 		memset(&o, 0, sizeof(o));
 		o.group = OWNER_OTHER;
-		c->unattributed += s->count;
+		c->unattributed += s->oncpu ? s->oncpu : 1;
 	}
 	labels.owner = owner_format(&o, owner_name, sizeof(owner_name));
 	labels.process = process_name(c, s->tgid, s->comm);
@@ -470,19 +488,8 @@ static int on_sample(void *ctx, const struct sampler_sample *s)
 	labels.pid = s->tgid;
 	labels.tid = s->tid;
 	labels.lang = PROF_LANG_NATIVE;
-	if (s->offcpu) {
-		values[0] = (int64_t)s->offcpu_ns;
-		values[1] = (int64_t)s->count;
-	} else if (wall) {
-		values[0] = (int64_t)s->count * c->period_ns;
-		values[1] = (int64_t)s->count;
-		c->res->samples += s->count;
-	} else {
-		values[0] = (int64_t)s->count;
-		values[1] = (int64_t)s->count * c->period_ns;
-		c->res->samples += s->count;
-	}
-	return profile__add(c->prof, frames, n, &labels, values);
+	c->res->samples += s->oncpu;
+	return profile__add(c->prof, frames, n, &labels, s->values);
 }
 
 static int take_lock(const char *path)
@@ -527,7 +534,7 @@ static int write_files(struct capture *c, char *err, size_t size)
 	fg.title = title;
 	fg.answer = c->res->answer;
 	fg.notes = notes;
-	fg.unit = o->question == Q_WALL ? "ns" : "samples";
+	fg.unit = c->unit;
 
 #define WRITE(name, call)                                                                   \
 	do {                                                                                \
@@ -574,7 +581,7 @@ static void verification_notes(struct capture *c)
 {
 	const struct capture_opts *o = c->opts;
 	struct capture_result *r = c->res;
-	uint64_t lost = r->stats.lost_counts + r->stats.lost_stacks;
+	uint64_t lost = r->stats.lost;
 	const char *who;
 	size_t i;
 
@@ -592,7 +599,14 @@ static void verification_notes(struct capture *c)
 	default:
 		who = "the target";
 	}
-	if (r->samples < (uint64_t)FEW_SAMPLES_PER_SECOND * o->duration_s)
+	if (o->question == Q_LOCKS && !r->stats.events)
+		add_note(r, "No lock waits: no thread of %s slept on a lock during the capture.",
+			 o->target.kind == TARGET_SERVER ? "this server" : "the target");
+	else if (o->question == Q_MEMORY_GROWTH && !r->stats.events)
+		add_note(r, "No memory growth: %s touched no new memory during the capture.",
+			 who);
+	else if ((o->question == Q_CPU || o->question == Q_WALL) &&
+		 r->samples < (uint64_t)FEW_SAMPLES_PER_SECOND * o->duration_s)
 		add_note(r, "Very few samples: %s was almost idle. Capture again while it is under "
 			    "the load you want to understand.", who);
 	if (r->report && r->report->unnamed_share >= 10.0)
@@ -612,9 +626,8 @@ static void verification_notes(struct capture *c)
 			    "read; they are shown under Other processes.",
 			 (unsigned long long)c->unattributed);
 	if (lost)
-		add_note(r, "%llu samples lost to full maps (%llu counts, %llu stacks).",
-			 (unsigned long long)lost, (unsigned long long)r->stats.lost_counts,
-			 (unsigned long long)r->stats.lost_stacks);
+		add_note(r, "%llu samples lost to full maps (%s).", (unsigned long long)lost,
+			 r->stats.lost_detail);
 	r->lost = lost;
 }
 
@@ -626,6 +639,19 @@ static void answer(struct capture *c)
 	uint64_t busy = r->samples + r->stats.filtered;
 
 	r->others = r->stats.filtered;
+	if (o->question == Q_LOCKS || o->question == Q_MEMORY_GROWTH) {
+		if (o->target.kind != TARGET_SERVER)
+			target_describe(&o->target, who, sizeof(who));
+		if (o->question == Q_LOCKS)
+			report_answer_locks(r->report, o->duration_s,
+					    o->target.kind == TARGET_SERVER ? NULL : who,
+					    r->answer, sizeof(r->answer));
+		else
+			report_answer_growth(r->report, o->duration_s,
+					     o->target.kind == TARGET_SERVER ? NULL : who,
+					     r->answer, sizeof(r->answer));
+		return;
+	}
 	if (o->question == Q_WALL) {
 		if (o->target.kind != TARGET_SERVER) {
 			target_describe(&o->target, who, sizeof(who));
@@ -655,7 +681,7 @@ static void answer(struct capture *c)
 
 static void capture_free(struct capture *c)
 {
-	sampler__free(c->sampler);
+	source__free(c->src);
 	profile__free(c->prof);
 	symbolizer__free(c->sym);
 	owner_resolver__free(c->owners);
@@ -677,7 +703,7 @@ static int sample(struct capture *c, struct capture_step *steps, int nsteps, cha
 		left = o->duration_s - (now_s() - c->t0);
 		if (left <= 0)
 			break;
-		ret = sampler__poll(c->sampler, left < 0.2 ? (int)(left * 1000) + 1 : 200);
+		ret = source__poll(c->src, left < 0.2 ? (int)(left * 1000) + 1 : 200);
 		if (ret < 0 && ret != -EINTR) {
 			snprintf(err, size, "sampling failed: %s", strerror(-ret));
 			return ret;
@@ -688,7 +714,7 @@ static int sample(struct capture *c, struct capture_step *steps, int nsteps, cha
 			progress(c, 3, nsteps, steps[2].text);
 		}
 	}
-	sampler__stop(c->sampler);
+	source__stop(c->src);
 	refresh_target(c, err, size);
 	c->res->sampled_s = now_s() - c->t0;
 	if (o->stop && *o->stop) {
@@ -707,7 +733,7 @@ int capture_run(const struct capture_opts *o, struct capture_result **out, char 
 	struct owner_resolver_opts ro = { .proc_root = o->proc_root, .name_fn = o->name_fn,
 					  .name_ctx = o->name_ctx };
 	struct profile_opts po = {};
-	struct sampler_opts sopts = {};
+	struct source_opts sopts = {};
 	struct preflight pf;
 	struct timespec wall;
 	unsigned int hz = o->freq_hz ? o->freq_hz : 99;
@@ -757,18 +783,18 @@ int capture_run(const struct capture_opts *o, struct capture_result **out, char 
 	progress(&c, 1, nsteps, steps[0].text);
 	/* Step 2: load. */
 	progress(&c, 2, nsteps, steps[1].text);
+	sopts.question = o->question;
 	sopts.freq_hz = hz;
 	sopts.on_new_task = on_new_task;
 	sopts.ctx = &c;
 	sopts.filter_tgids = o->target.kind != TARGET_SERVER;
-	sopts.offcpu = o->question == Q_WALL;
-	ret = sampler__new(&sopts, &c.sampler);
+	ret = source__new(&sopts, &c.src);
 	if (ret) {
-		snprintf(err, size, "cannot start the eBPF sampler: %s", strerror(-ret));
+		snprintf(err, size, "cannot start the eBPF programs: %s", strerror(-ret));
 		goto out;
 	}
 	for (size_t i = 0; i < c.ntracked && !ret; i++)
-		ret = sampler__add_tgid(c.sampler, c.tracked[i].pid);
+		ret = source__add_tgid(c.src, c.tracked[i].pid);
 	if (ret) {
 		snprintf(err, size, "cannot set the sampler's filter: %s", strerror(-ret));
 		goto out;
@@ -782,30 +808,19 @@ int capture_run(const struct capture_opts *o, struct capture_result **out, char 
 
 	/* Step 4: read back, name, verify. */
 	progress(&c, 4, nsteps, steps[3].text);
-	if (o->question == Q_WALL) {
-		po.sample_type[0] = "wall";
-		po.sample_unit[0] = "nanoseconds";
-		po.sample_type[1] = "samples";
-		po.sample_unit[1] = "count";
-		po.nvalues = 2;
-		po.period_type = "wall";
-	} else {
-		po.period_type = "cpu";
-	}
-	po.period_unit = "nanoseconds";
-	po.period = c.period_ns;
+	c.unit = source_profile_types(o->question, c.period_ns, &po);
 	po.time_nanos = c.res->start_ns;
 	po.duration_nanos = (int64_t)(c.res->sampled_s * 1e9);
 	po.owner_root = o->target.kind == TARGET_SERVER;
 	ret = profile__new(&po, &c.prof);
 	if (ret)
 		goto out_oom;
-	ret = sampler__drain(c.sampler, on_sample, &c);
+	ret = source__drain(c.src, on_sample, &c);
 	if (ret) {
 		snprintf(err, size, "reading the samples failed: %s", strerror(-ret));
 		goto out;
 	}
-	sampler__stats(c.sampler, &c.res->stats);
+	source__stats(c.src, &c.res->stats);
 	ret = report__new(c.prof, NULL, &c.res->report);
 	if (ret)
 		goto out_oom;

@@ -16,7 +16,7 @@
 
 #include "cgroups/resolver.h"
 #include "daemon/question.h"
-#include "daemon/sampler.h"
+#include "daemon/source.h"
 #include "daemon/target.h"
 
 #define CAPTURE_MAX_STEPS 8
@@ -27,6 +27,9 @@
 #define CAPTURE_OVERHEAD_WALL_TEXT                                                             \
 	"about 1% of one CPU while sampling, plus about 6 microseconds per context switch of "  \
 	"the target"
+/* Measured per event with kernel.bpf_stats_enabled (docs/benchmarks.md). */
+#define CAPTURE_OVERHEAD_LOCKS_TEXT "about 6 microseconds per lock wait that sleeps"
+#define CAPTURE_OVERHEAD_MEMORY_TEXT "about 6 microseconds per 4 KiB page touched for the first time"
 #define CAPTURE_BUSY_MSG "a capture is already running on this server"
 /* Exit status of `capture` when another capture holds the lock. */
 #define CAPTURE_EXIT_BUSY 3
@@ -60,7 +63,7 @@ struct capture_result {
 	char answer[1024];
 	char *notes[CAPTURE_MAX_NOTES];
 	size_t nnotes;
-	struct sampler_stats stats;
+	struct source_stats stats;
 	int64_t start_ns;		/* wall clock */
 	double sampled_s;		/* how long sampling ran */
 	double result_s;		/* end of sampling -> files written */

@@ -469,6 +469,8 @@ int report__new(const struct profile *p, const struct report_opts *opts, struct 
 	if (!r || !ra.groups || !ra.gfuncs || !ra.funcs || !ra.stripped || !ra.waits)
 		goto out;
 	r->total = profile__total(p, o.value_index);
+	if (profile__opts(p)->nvalues > 1)
+		r->total_alt = profile__total(p, o.value_index ? 0 : 1);
 	for (i = 0; i < profile__nsamples(p); i++) {
 		if (profile__sample(p, i, &s))
 			continue;
@@ -586,4 +588,76 @@ int report_answer_wall(const struct report *r, unsigned int seconds, const char 
 		n += snprintf(buf + n, size - n, " Next was %s, at %d%% of all waiting time.",
 			      next->owner, round_pct(pct(next->wait_value, all_wait)));
 	return n;
+}
+
+static const char *fmt_seconds(int64_t ns, char *buf, size_t size)
+{
+	snprintf(buf, size, "%.1f s", (double)ns / 1e9);
+	return buf;
+}
+
+static const char *fmt_bytes(int64_t b, char *buf, size_t size)
+{
+	if (b >= 1 << 30)
+		snprintf(buf, size, "%.1f GiB", (double)b / (1 << 30));
+	else if (b >= 1 << 20)
+		snprintf(buf, size, "%.1f MiB", (double)b / (1 << 20));
+	else
+		snprintf(buf, size, "%.0f KiB", (double)b / 1024);
+	return buf;
+}
+
+int report_answer_locks(const struct report *r, unsigned int seconds, const char *who,
+			char *buf, size_t size)
+{
+	const char *s = seconds == 1 ? "" : "s";
+	char a[32], b[32];
+
+	if (r->total <= 0 || !r->ngroups)
+		return snprintf(buf, size, "Over %u second%s, %s waited on no lock.", seconds, s,
+				who ? who : "nothing on this server");
+	if (who)
+		return snprintf(buf, size, "Over %u second%s, %s waited %s on locks in all, in %lld "
+				"waits, most of it in %s.", seconds, s, who,
+				fmt_seconds(r->total, a, sizeof(a)), (long long)r->total_alt,
+				r->groups[0].top_function ? r->groups[0].top_function :
+							    "[unknown]");
+	if (r->ngroups == 1)
+		return snprintf(buf, size, "Over %u second%s, %s waited longest on locks, %s in all, "
+				"most of it in %s.", seconds, s, r->groups[0].owner,
+				fmt_seconds(r->groups[0].value, a, sizeof(a)),
+				r->groups[0].top_function ? r->groups[0].top_function :
+							    "[unknown]");
+	return snprintf(buf, size, "Over %u second%s, %s waited longest on locks, %s in all, most "
+			"of it in %s. Next was %s, at %s.", seconds, s, r->groups[0].owner,
+			fmt_seconds(r->groups[0].value, a, sizeof(a)),
+			r->groups[0].top_function ? r->groups[0].top_function : "[unknown]",
+			r->groups[1].owner, fmt_seconds(r->groups[1].value, b, sizeof(b)));
+}
+
+int report_answer_growth(const struct report *r, unsigned int seconds, const char *who,
+			 char *buf, size_t size)
+{
+	const char *s = seconds == 1 ? "" : "s";
+	char a[32], b[32];
+
+	if (r->total <= 0 || !r->ngroups)
+		return snprintf(buf, size, "Over %u second%s, %s touched no new memory.", seconds, s,
+				who ? who : "nothing on this server");
+	if (who)
+		return snprintf(buf, size, "Over %u second%s, %s touched %s of new memory, most of "
+				"it in %s.", seconds, s, who, fmt_bytes(r->total, a, sizeof(a)),
+				r->groups[0].top_function ? r->groups[0].top_function :
+							    "[unknown]");
+	if (r->ngroups == 1)
+		return snprintf(buf, size, "Over %u second%s, %s grew the most, touching %s of new "
+				"memory, most of it in %s.", seconds, s, r->groups[0].owner,
+				fmt_bytes(r->groups[0].value, a, sizeof(a)),
+				r->groups[0].top_function ? r->groups[0].top_function :
+							    "[unknown]");
+	return snprintf(buf, size, "Over %u second%s, %s grew the most, touching %s of new memory, "
+			"most of it in %s. Next was %s, at %s.", seconds, s, r->groups[0].owner,
+			fmt_bytes(r->groups[0].value, a, sizeof(a)),
+			r->groups[0].top_function ? r->groups[0].top_function : "[unknown]",
+			r->groups[1].owner, fmt_bytes(r->groups[1].value, b, sizeof(b)));
 }

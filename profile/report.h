@@ -56,6 +56,7 @@ struct report_stripped {
 
 struct report {
 	int64_t total;		/* sum of value opts.value_index */
+	int64_t total_alt;	/* sum of the other value (count of waits, mapped bytes, ...) */
 	struct report_group *groups;	/* sorted by value, descending */
 	size_t ngroups;
 	struct report_function *top;	/* top functions over the whole profile */
@@ -107,6 +108,24 @@ int report_answer(const struct report *r, unsigned int seconds, const char *what
  */
 int report_answer_wall(const struct report *r, unsigned int seconds, const char *who, char *buf,
 		       size_t size);
+
+/*
+ * Lock waits (value: nanoseconds asleep): "Over 10 seconds, process 12 (contend) waited 8.6 s on
+ * locks in all, in 1906 waits, most of it in contended_update." or, for a server (@who NULL),
+ * "Over 10 seconds, Service billing waited longest on locks, 8.6 s in all, most of it in
+ * contended_update. Next was Unit nginx.service, at 1.2 s."
+ */
+int report_answer_locks(const struct report *r, unsigned int seconds, const char *who,
+			char *buf, size_t size);
+
+/*
+ * Memory growth (value: bytes first touched): "Over 10 seconds, process 12 (grow) touched
+ * 64.0 MiB of new memory, most of it in grow_cache." or, for a server, "Over 10 seconds,
+ * Service billing grew the most, touching 64.0 MiB of new memory, most of it in grow_cache.
+ * Next was Unit nginx.service, at 2.1 MiB."
+ */
+int report_answer_growth(const struct report *r, unsigned int seconds, const char *who,
+			 char *buf, size_t size);
 
 int report_answer_target(const struct report *r, unsigned int seconds, const char *who,
 			 double share, const char *what, const char *where, char *buf,
