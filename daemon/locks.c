@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "bpf/locks.h"
+#include "daemon/bpf_util.h"
 #include "daemon/log.h"
 #include "locks.skel.h"
 
@@ -23,8 +24,6 @@ _Static_assert(LOCKS_WAIT == LOCKS_KIND_WAIT && LOCKS_WAIT_BITSET == LOCKS_KIND_
 		       LOCKS_WAITV == LOCKS_KIND_WAITV,
 	       "enum locks_kind mirrors LOCKS_KIND_*");
 
-#define TRACEFS "/sys/kernel/tracing"
-#define DEBUGFS_TRACING "/sys/kernel/debug/tracing"
 
 struct locks {
 	struct locks_bpf *skel;
@@ -67,53 +66,6 @@ static int handle_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* The same routing of libbpf's messages as the sampler's (STYLE 4), for a capture that runs
- * this collector alone. libbpf's messages carry their own "libbpf: " prefix. */
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	char buf[512];
-	size_t n;
-
-	if (level != LIBBPF_WARN && log_get_level() < LOG_DEBUG)
-		return 0;
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	n = strlen(buf);
-	while (n && buf[n - 1] == '\n')
-		buf[--n] = '\0';
-	log_msg(level == LIBBPF_WARN ? LOG_WARN : LOG_DEBUG, 0, "%s", buf);
-	return 0;
-}
-
-/*
- * libbpf finds a tracepoint's id under tracefs (or debugfs), which this kind of machine does not
- * mount at boot (docs: ENVIRONMENT.md). Mounting it is harmless and idempotent.
- */
-static int ensure_tracefs(void)
-{
-	int err;
-
-	if (!access(TRACEFS "/events", F_OK) || !access(DEBUGFS_TRACING "/events", F_OK))
-		return 0;
-	if (mount("nodev", TRACEFS, "tracefs", 0, NULL)) {
-		err = -errno;
-		return pr_err_errno(err, "mounting tracefs at " TRACEFS);
-	}
-	pr_info("mounted tracefs at " TRACEFS);
-	return 0;
-}
-
-/* futex_waitv(2) is 5.16+: without its tracepoints the waitv programs are not loaded. */
-static bool have_tracepoint(const char *name)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), TRACEFS "/events/syscalls/%s", name);
-	if (!access(path, F_OK))
-		return true;
-	snprintf(path, sizeof(path), DEBUGFS_TRACING "/events/syscalls/%s", name);
-	return !access(path, F_OK);
-}
-
 static int fill_filter(struct locks *l, const struct locks_opts *opts)
 {
 	int fd = bpf_map__fd(l->skel->maps.target_tgids);
@@ -141,13 +93,13 @@ int locks__new(const struct locks_opts *opts, struct locks **out)
 
 	if (!opts)
 		opts = &defaults;
-	libbpf_set_print(libbpf_print);
-	err = ensure_tracefs();
+	bpf_util_route_libbpf_log();
+	err = bpf_util_ensure_tracefs();
 	if (err)
 		return err;
-	if (!have_tracepoint("sys_enter_futex"))
+	if (!bpf_util_have_tracepoint("syscalls", "sys_enter_futex"))
 		return pr_err_errno(-ENOENT, "no syscalls/sys_enter_futex tracepoint");
-	waitv = have_tracepoint("sys_enter_futex_waitv");
+	waitv = bpf_util_have_tracepoint("syscalls", "sys_enter_futex_waitv");
 
 	l = calloc(1, sizeof(*l));
 	if (!l)

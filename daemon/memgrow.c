@@ -15,6 +15,7 @@
 
 #include "bpf/memgrow.h"
 #include "daemon/fileio.h"
+#include "daemon/bpf_util.h"
 #include "daemon/log.h"
 #include "memgrow.skel.h"
 
@@ -28,8 +29,6 @@ _Static_assert(MEMGROW_FAULT == MG_KIND_FAULT && MEMGROW_COW == MG_KIND_COW &&
 		       MEMGROW_MAP == MG_KIND_MAP && MEMGROW_UNMAP == MG_KIND_UNMAP,
 	       "memgrow_kind mirrors MG_KIND_*");
 
-#define TRACEFS "/sys/kernel/tracing"
-#define DEBUGFS_TRACING "/sys/kernel/debug/tracing"
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage"
 
 struct memgrow {
@@ -60,41 +59,6 @@ static int handle_event(void *ctx, void *data, size_t size)
 		m->cb_err = err;
 		return err;
 	}
-	return 0;
-}
-
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	char buf[512];
-	size_t n;
-
-	if (level == LIBBPF_DEBUG && log_get_level() < LOG_DEBUG)
-		return 0;
-	if (level == LIBBPF_INFO && log_get_level() < LOG_DEBUG)
-		return 0;
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	n = strlen(buf);
-	while (n && buf[n - 1] == '\n')
-		buf[--n] = '\0';
-	log_msg(level == LIBBPF_WARN ? LOG_WARN : LOG_DEBUG, 0, "libbpf: %s", buf);
-	return 0;
-}
-
-/*
- * libbpf finds a tracepoint's id under tracefs (or debugfs), which this kind of machine does not
- * mount at boot (ENVIRONMENT.md). Mounting it is harmless and idempotent.
- */
-static int ensure_tracefs(void)
-{
-	int err;
-
-	if (!access(TRACEFS "/events", F_OK) || !access(DEBUGFS_TRACING "/events", F_OK))
-		return 0;
-	if (mount("nodev", TRACEFS, "tracefs", 0, NULL)) {
-		err = -errno;
-		return pr_err_errno(err, "mounting tracefs at " TRACEFS);
-	}
-	pr_info("mounted tracefs at " TRACEFS);
 	return 0;
 }
 
@@ -227,7 +191,7 @@ int memgrow__new(const struct memgrow_opts *opts, struct memgrow **out)
 
 	if (!opts)
 		opts = &defaults;
-	libbpf_set_print(libbpf_print);
+	bpf_util_route_libbpf_log();
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
@@ -244,7 +208,7 @@ int memgrow__new(const struct memgrow_opts *opts, struct memgrow **out)
 		pr_warn("NUMA balancing is on: its hinting faults count as first touches; "
 			"memory-growth fault bytes are an upper bound");
 
-	err = ensure_tracefs();
+	err = bpf_util_ensure_tracefs();
 	if (err)
 		goto err_free;
 	m->skel = memgrow_bpf__open();

@@ -14,6 +14,7 @@
 
 #include "bpf/profile.h"
 #include "daemon/fileio.h"
+#include "daemon/bpf_util.h"
 #include "daemon/log.h"
 #include "profile.skel.h"
 
@@ -81,23 +82,6 @@ static int handle_event(void *ctx, void *data, size_t size)
 		s->cb_err = err;
 		return err;
 	}
-	return 0;
-}
-
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	char buf[512];
-	size_t n;
-
-	if (level == LIBBPF_DEBUG && log_get_level() < LOG_DEBUG)
-		return 0;
-	if (level == LIBBPF_INFO && log_get_level() < LOG_DEBUG)
-		return 0;
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	n = strlen(buf);
-	while (n && buf[n - 1] == '\n')
-		buf[--n] = '\0';
-	log_msg(level == LIBBPF_WARN ? LOG_WARN : LOG_DEBUG, 0, "%s", buf);
 	return 0;
 }
 
@@ -244,7 +228,7 @@ int sampler__new(const struct sampler_opts *opts, struct sampler **out)
 
 	if (!opts)
 		opts = &defaults;
-	libbpf_set_print(libbpf_print);
+	bpf_util_route_libbpf_log();
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
