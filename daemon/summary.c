@@ -103,7 +103,7 @@ char *summary_json(const struct capture_opts *o, const struct capture_result *r)
 
 	root = json_pack(
 		"{s:i, s:s, s:s, s:{s:s, s:s}, s:s, s:i, s:f, s:f, s:I, s:I, s:f, s:s, s:o, s:o, "
-		"s:o, s:o, s:o, s:I, s:{s:s, s:s, s:s, s:s}}",
+		"s:o, s:o, s:o, s:I, s:I, s:{s:s, s:s, s:s, s:s}}",
 		"version", SUMMARY_VERSION,
 		"question", question_info(o->question)->id,
 		"question_text", question_info(o->question)->text,
@@ -123,6 +123,7 @@ char *summary_json(const struct capture_opts *o, const struct capture_result *r)
 		"stripped_binaries", stripped ? stripped : json_array(),
 		"languages", langs ? langs : json_array(),
 		"lost_samples", (json_int_t)r->lost,
+		"events", (json_int_t)r->stats.events,
 		"files", "pprof", "profile.pb.gz", "collapsed", "profile.collapsed", "flamegraph",
 		"flamegraph.html", "summary", "summary.json");
 	if (!root)

@@ -614,8 +614,10 @@ int report_answer_locks(const struct report *r, unsigned int seconds, const char
 	char a[32], b[32];
 
 	if (r->total <= 0 || !r->ngroups)
-		return snprintf(buf, size, "Over %u second%s, %s waited on no lock.", seconds, s,
-				who ? who : "nothing on this server");
+		return who ? snprintf(buf, size, "Over %u second%s, %s waited on no lock.", seconds,
+				      s, who) :
+			     snprintf(buf, size, "Over %u second%s, nothing on this server waited on "
+				      "a lock.", seconds, s);
 	if (who)
 		return snprintf(buf, size, "Over %u second%s, %s waited %s on locks in all, in %lld "
 				"waits, most of it in %s.", seconds, s, who,
@@ -642,8 +644,10 @@ int report_answer_growth(const struct report *r, unsigned int seconds, const cha
 	char a[32], b[32];
 
 	if (r->total <= 0 || !r->ngroups)
-		return snprintf(buf, size, "Over %u second%s, %s touched no new memory.", seconds, s,
-				who ? who : "nothing on this server");
+		return who ? snprintf(buf, size, "Over %u second%s, %s touched no new memory.",
+				      seconds, s, who) :
+			     snprintf(buf, size, "Over %u second%s, nothing on this server touched "
+				      "new memory.", seconds, s);
 	if (who)
 		return snprintf(buf, size, "Over %u second%s, %s touched %s of new memory, most of "
 				"it in %s.", seconds, s, who, fmt_bytes(r->total, a, sizeof(a)),
