@@ -160,6 +160,7 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 $(OUTPUT)/obj/daemon/sampler.o: $(OUTPUT)/profile.skel.h
 $(OUTPUT)/obj/daemon/locks.o: $(OUTPUT)/locks.skel.h
 $(OUTPUT)/obj/daemon/memgrow.o: $(OUTPUT)/memgrow.skel.h
+$(OUTPUT)/obj/daemon/threads.o: $(OUTPUT)/threads.skel.h
 
 $(OUTPUT)/obj/%.o: %.c
 	$(call msg,CC,$@)
@@ -179,10 +180,14 @@ $(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(call mod_objs,$$*)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $< $(patsubst $(OUTPUT)/obj/%.o,%.c,$(filter $(OUTPUT)/obj/%,$^)) \
 		$(LDLIBS) -o $@
 
+# Per-workload flags. fpcall keeps frame pointers (it tests a frame-pointer caller of a frameless
+# C library function); the others are built as Debian builds, without.
+WORKLOAD_CFLAGS_fpcall := -fno-omit-frame-pointer
 $(OUTPUT)/workloads/%: tests/workloads/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE $< -o $@ -lpthread $(WORKLOAD_LDFLAGS_$*)
+	$(Q)$(CC) -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE $(WORKLOAD_CFLAGS_$*) $< -o $@ -lpthread \
+		$(WORKLOAD_LDFLAGS_$*)
 
 $(OUTPUT)/bpf:
 	$(Q)mkdir -p $@

@@ -23,6 +23,7 @@
 #include "profile/pprof.h"
 #include "profile/profile.h"
 #include "profile/report.h"
+#include "daemon/thread_table.h"
 #include "symbols/symbolizer.h"
 
 #define DEFAULT_LOCK_PATH "/run/slideops-profiler.lock"
@@ -61,6 +62,11 @@ struct capture {
 	struct tracked *tracked;
 	size_t ntracked;
 	const char *unit;	/* of the flame graph: samples, ns, bytes */
+	struct thread_fn {
+		uint32_t tid;
+		char fn[256];
+	} *thread_fns;		/* threads: the dominant function of each thread emitted */
+	size_t nthread_fns, cap_thread_fns;
 	struct pname *pnames;
 	size_t npnames;
 	struct unreadable unreadable[MAX_UNREADABLE_NOTES];
@@ -116,6 +122,11 @@ int capture_validate(const struct capture_opts *o, char *err, size_t size)
 	return 0;
 }
 
+unsigned int capture_duration(const struct capture_opts *o)
+{
+	return o->question == Q_THREADS ? CAPTURE_THREADS_SECONDS : o->duration_s;
+}
+
 static const char *self_path(char *buf, size_t size)
 {
 	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
@@ -148,7 +159,7 @@ static const char *self_desc(char *buf, size_t size)
 
 int capture_plan(const struct capture_opts *o, int nprocs, struct capture_step *steps, int max)
 {
-	unsigned int hz = o->freq_hz ? o->freq_hz : 99;
+	unsigned int hz = o->freq_hz ? o->freq_hz : 99, secs = capture_duration(o);
 	char who[TARGET_NAME_MAX + 64], path[512], desc[128];
 	int n = 0;
 
@@ -173,13 +184,21 @@ int capture_plan(const struct capture_opts *o, int nprocs, struct capture_step *
 	} while (0)
 	STEP("Use the SlideOps profiler at %s (%s). It stays there for the next capture.",
 	     self_path(path, sizeof(path)), self_desc(desc, sizeof(desc)));
-	if (o->question == Q_LOCKS) {
+	if (o->question == Q_THREADS) {
+		STEP("Load the eBPF sampler and the thread snapshot program into the kernel "
+		     "(cpu-clock events on every CPU, sched_switch, and a task iterator).");
+		STEP("Take a snapshot of every thread of %s every %d ms for %u seconds (state, and "
+		     "where it waits), sample them about %u times a second and time every wait off "
+		     "the CPU, using eBPF in the kernel. Nothing is restarted and nothing in the "
+		     "processes changes. Expected overhead: %s.", who, SOURCE_THREADS_INTERVAL_MS,
+		     CAPTURE_THREADS_SECONDS, hz, CAPTURE_OVERHEAD_WALL_TEXT);
+	} else if (o->question == Q_LOCKS) {
 		STEP("Load the eBPF lock-wait programs into the kernel (the futex and futex_waitv "
 		     "system call tracepoints).");
 		STEP("Time every lock wait that sleeps (futex waits, priority-inheritance locks) of "
 		     "%s for %u second%s, with the stack that waited, using eBPF in the kernel. "
 		     "Nothing is restarted and nothing in the processes changes. Expected overhead: "
-		     "%s.", who, o->duration_s, o->duration_s == 1 ? "" : "s",
+		     "%s.", who, secs, secs == 1 ? "" : "s",
 		     CAPTURE_OVERHEAD_LOCKS_TEXT);
 	} else if (o->question == Q_MEMORY_GROWTH) {
 		STEP("Load the eBPF memory programs into the kernel (the page_fault_user tracepoint "
@@ -187,21 +206,21 @@ int capture_plan(const struct capture_opts *o, int nprocs, struct capture_step *
 		STEP("Record where %s touches new memory and maps or releases memory for %u "
 		     "second%s, with the stack, using eBPF in the kernel. Nothing is restarted and "
 		     "nothing in the processes changes. Expected overhead: %s.", who,
-		     o->duration_s, o->duration_s == 1 ? "" : "s", CAPTURE_OVERHEAD_MEMORY_TEXT);
+		     secs, secs == 1 ? "" : "s", CAPTURE_OVERHEAD_MEMORY_TEXT);
 	} else if (o->question == Q_WALL) {
 		STEP("Load the eBPF sampler into the kernel (cpu-clock events on every CPU, and the "
 		     "scheduler's sched_switch tracepoint).");
 		STEP("Sample %s about %u times a second for %u second%s, and time every wait off "
 		     "the CPU, using eBPF in the kernel. Nothing is restarted and nothing in the "
 		     "processes changes. Expected overhead: %s.",
-		     who, hz, o->duration_s, o->duration_s == 1 ? "" : "s",
+		     who, hz, secs, secs == 1 ? "" : "s",
 		     CAPTURE_OVERHEAD_WALL_TEXT);
 	} else {
 		STEP("Load the eBPF sampler into the kernel (cpu-clock events on every CPU).");
 		STEP("Sample %s about %u times a second for %u second%s, using eBPF in the kernel. "
 		     "Nothing is restarted and nothing in the processes changes. Expected overhead: "
 		     "%s.",
-		     who, hz, o->duration_s, o->duration_s == 1 ? "" : "s", CAPTURE_OVERHEAD_TEXT);
+		     who, hz, secs, secs == 1 ? "" : "s", CAPTURE_OVERHEAD_TEXT);
 	}
 	STEP("Read the result back, name each function and group the processes by owner, "
 	     "then check the target is still running.");
@@ -385,36 +404,62 @@ static int kernel_frame(struct capture *c, uint64_t ip)
 	return profile__frame(c->prof, &fi);
 }
 
+static const char *capture_ksym(void *ctx, uint64_t ip)
+{
+	struct capture *c = ctx;
+	struct sym_frame sf;
+
+	return symbolizer__kernel(c->sym, ip, &sf) == 0 ? sf.name : NULL;
+}
+
 /* Why an off-CPU interval happened, from where the thread slept in the kernel: "read", "futex",
  * "page fault", or "waiting for a CPU" when it was preempted. */
 static void wait_reason(struct capture *c, const struct source_sample *s, char *buf, size_t size)
 {
-	static const char *const prefixes[] = { "__x64_sys_", "__ia32_sys_", "__se_sys_",
-						"__do_sys_", "ksys_" };
-	struct sym_frame sf;
-	size_t i, j;
+	char why[64];
 
 	if (s->leaf == SOURCE_LEAF_RUNNABLE) {
 		snprintf(buf, size, "[runnable: waiting for a CPU]");
 		return;
 	}
-	for (i = 0; i < s->nkstack; i++) {
-		if (symbolizer__kernel(c->sym, i ? s->kstack[i] - 1 : s->kstack[i], &sf) || !sf.name)
-			continue;
-		for (j = 0; j < sizeof(prefixes) / sizeof(prefixes[0]); j++) {
-			size_t n = strlen(prefixes[j]);
+	source_wait_reason(capture_ksym, c, s->kstack, s->nkstack, why, sizeof(why));
+	if (!strcmp(why, "kernel") && s->nustack)
+		snprintf(why, sizeof(why), "other");
+	snprintf(buf, size, "[off-CPU: %s]", why);
+}
 
-			if (!strncmp(sf.name, prefixes[j], n) && sf.name[n]) {
-				snprintf(buf, size, "[off-CPU: %s]", sf.name + n);
-				return;
-			}
-		}
-		if (!strcmp(sf.name, "exc_page_fault") || !strcmp(sf.name, "handle_mm_fault")) {
-			snprintf(buf, size, "[off-CPU: page fault]");
-			return;
-		}
+/* threads: the function a thread's dominant stack is "in": its leaf-most frame of the
+ * application, else the synthetic leaf that says what it waited for. */
+static int note_thread_fn(struct capture *c, uint32_t tid, const uint32_t *frames, size_t n)
+{
+	const struct prof_frame_info *f, *pick = NULL;
+	struct thread_fn *tmp;
+	size_t i;
+
+	for (i = 0; i < n && !pick; i++) {
+		f = profile__frame_info(c->prof, frames[i]);
+		if (f && f->lang != PROF_LANG_KERNEL && !report_is_system_dso(f->mapping))
+			pick = f;
 	}
-	snprintf(buf, size, "[off-CPU: %s]", s->nustack ? "other" : "kernel");
+	if (!pick && n)
+		pick = profile__frame_info(c->prof, frames[0]);
+	if (c->nthread_fns == c->cap_thread_fns) {
+		size_t ncap = c->cap_thread_fns ? 2 * c->cap_thread_fns : 64;
+
+		tmp = realloc(c->thread_fns, ncap * sizeof(*tmp));
+		if (!tmp)
+			return -ENOMEM;
+		c->thread_fns = tmp;
+		c->cap_thread_fns = ncap;
+	}
+	c->thread_fns[c->nthread_fns].tid = tid;
+	if (pick)
+		profile_frame_display(pick, c->thread_fns[c->nthread_fns].fn,
+				      sizeof(c->thread_fns[0].fn));
+	else
+		snprintf(c->thread_fns[c->nthread_fns].fn, sizeof(c->thread_fns[0].fn), "[unknown]");
+	c->nthread_fns++;
+	return 0;
 }
 
 static int on_sample(void *ctx, const struct source_sample *s)
@@ -489,6 +534,11 @@ static int on_sample(void *ctx, const struct source_sample *s)
 	labels.tid = s->tid;
 	labels.lang = PROF_LANG_NATIVE;
 	c->res->samples += s->oncpu;
+	if (c->opts->question == Q_THREADS) {
+		id = note_thread_fn(c, s->tid, frames, n);
+		if (id < 0)
+			return id;
+	}
 	return profile__add(c->prof, frames, n, &labels, s->values);
 }
 
@@ -518,6 +568,88 @@ static int check_out_dir(const char *dir, char *err, size_t size)
 	return ret;
 }
 
+static const char *const thread_cols[] = { "Thread", "TID", "Process", "PID", "Owner",
+					    "Running", "Runnable", "Waiting", "Waits", "Function" };
+#define THREAD_NCOLS (sizeof(thread_cols) / sizeof(thread_cols[0]))
+
+/* A formatted copy, or NULL on ENOMEM (asprintf leaves its pointer undefined on failure). */
+static char *dupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *dupf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return n < 0 ? NULL : s;
+}
+
+static void free_table(struct flamegraph_opts *fg)
+{
+	size_t i;
+
+	if (!fg->table_cells)
+		return;
+	for (i = 0; i < fg->table_nrows * THREAD_NCOLS; i++)
+		free((char *)fg->table_cells[i]);
+	free((void *)fg->table_cells);
+	fg->table_cells = NULL;
+}
+
+/* The per-thread table of a `threads` capture, for the flame graph page. */
+static int threads_table(struct capture *c, struct flamegraph_opts *fg)
+{
+	const struct capture_result *r = c->res;
+	char **cells;
+	size_t i, j;
+	int bad = 0;
+
+	cells = calloc(r->nthreads * THREAD_NCOLS + 1, sizeof(*cells));
+	if (!cells)
+		return -ENOMEM;
+	for (i = 0; i < r->nthreads; i++) {
+		const struct capture_thread *t = &r->threads[i];
+		char **row = cells + i * THREAD_NCOLS, waits[256] = "";
+		size_t n = 0;
+
+		for (j = 0; j < t->nwaits && n < sizeof(waits); j++)
+			n += snprintf(waits + n, sizeof(waits) - n, "%s%s %.0f%%", j ? ", " : "",
+				      t->waits[j].reason, t->waits[j].share);
+		row[0] = dupf("%s", t->name);
+		bad |= !row[0];
+		row[1] = dupf("%u", t->tid);
+		bad |= !row[1];
+		row[2] = dupf("%s", t->process);
+		bad |= !row[2];
+		row[3] = dupf("%u", t->pid);
+		bad |= !row[3];
+		row[4] = dupf("%s", t->owner);
+		bad |= !row[4];
+		row[5] = dupf("%.0f%%", t->running);
+		bad |= !row[5];
+		row[6] = dupf("%.0f%%", t->runnable);
+		bad |= !row[6];
+		row[7] = dupf("%.0f%%", t->waiting);
+		bad |= !row[7];
+		row[8] = dupf("%s", waits);
+		bad |= !row[8];
+		row[9] = dupf("%s", t->function);
+		bad |= !row[9];
+	}
+	fg->table_title = "Threads";
+	fg->table_cols = thread_cols;
+	fg->table_ncols = THREAD_NCOLS;
+	fg->table_cells = (const char *const *)cells;
+	fg->table_nrows = r->nthreads;
+	if (bad) {
+		free_table(fg);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static int write_files(struct capture *c, char *err, size_t size)
 {
 	const struct capture_opts *o = c->opts;
@@ -535,6 +667,11 @@ static int write_files(struct capture *c, char *err, size_t size)
 	fg.answer = c->res->answer;
 	fg.notes = notes;
 	fg.unit = c->unit;
+	if (o->question == Q_THREADS) {
+		ret = threads_table(c, &fg);
+		if (ret)
+			return ret;
+	}
 
 #define WRITE(name, call)                                                                   \
 	do {                                                                                \
@@ -542,6 +679,7 @@ static int write_files(struct capture *c, char *err, size_t size)
 		ret = (call);                                                               \
 		if (ret < 0) {                                                              \
 			snprintf(err, size, "cannot write %s: %s", path, strerror(-ret));   \
+			free_table(&fg);                                                    \
 			return ret;                                                         \
 		}                                                                           \
 	} while (0)
@@ -550,6 +688,7 @@ static int write_files(struct capture *c, char *err, size_t size)
 	WRITE("flamegraph.html", flamegraph_write_file(c->prof, &fg, path));
 	WRITE("summary.json", summary_write_file(o, c->res, path));
 #undef WRITE
+	free_table(&fg);
 	return 0;
 }
 
@@ -631,52 +770,176 @@ static void verification_notes(struct capture *c)
 	r->lost = lost;
 }
 
+/* "spinner running 98% in spin_forever" / "sleeper waiting 99% in clock_nanosleep, from nap" */
+static int describe_thread(const struct capture_thread *t, char *buf, size_t size)
+{
+	if (t->running + t->runnable >= t->waiting)
+		return snprintf(buf, size, "%s running %.0f%% of the time, in %s", t->name,
+				t->running + t->runnable, t->function);
+	return snprintf(buf, size, "%s waiting %.0f%% of the time in %s, from %s", t->name,
+			t->waiting, t->nwaits ? t->waits[0].reason : "the kernel", t->function);
+}
+
+static int cmp_thread_busy(const void *a, const void *b)
+{
+	const struct capture_thread *x = a, *y = b;
+	double bx = x->running + x->runnable, by = y->running + y->runnable;
+
+	if (bx != by)
+		return bx < by ? 1 : -1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/*
+ * threads, target: "Over 5 seconds, the 3 threads of process 12 (threeway): spinner running 98%
+ * of the time, in spin_forever; sleeper waiting 99% of the time in clock_nanosleep, from nap;
+ * ..." (at most 4 listed, busiest first). Server: "Over 5 seconds, 412 threads on this server:
+ * 5 mostly running, 407 mostly waiting. The busiest was worker of Service billing, running 97%
+ * of the time, in build_report."
+ */
+static void threads_answer(struct capture *c, char *buf, size_t size)
+{
+	const struct capture_opts *o = c->opts;
+	struct capture_result *r = c->res;
+	struct capture_thread *sorted;
+	char who[TARGET_NAME_MAX + 64], one[512];
+	size_t i, busy = 0, n = r->nthreads;
+	int len;
+
+	if (!n) {
+		snprintf(buf, size, "Over %u seconds, no thread of %s was seen.", o->duration_s,
+			 o->target.kind == TARGET_SERVER ? "this server" :
+			 target_describe(&o->target, who, sizeof(who)));
+		return;
+	}
+	sorted = malloc(n * sizeof(*sorted));
+	if (!sorted) {
+		snprintf(buf, size, "Over %u seconds, %zu threads were seen.", o->duration_s, n);
+		return;
+	}
+	memcpy(sorted, r->threads, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_thread_busy);
+	for (i = 0; i < n; i++)
+		busy += sorted[i].running + sorted[i].runnable >= sorted[i].waiting;
+	if (o->target.kind == TARGET_SERVER) {
+		describe_thread(&sorted[0], one, sizeof(one));
+		snprintf(buf, size, "Over %u seconds, %zu threads on this server: %zu mostly running, "
+			 "%zu mostly waiting. The busiest was %s of %s.", o->duration_s, n, busy,
+			 n - busy, one, sorted[0].owner);
+		free(sorted);
+		return;
+	}
+	target_describe(&o->target, who, sizeof(who));
+	if (o->target.kind == TARGET_PIDS && o->target.npids == 1)
+		snprintf(who + strlen(who), sizeof(who) - strlen(who), " (%s)", sorted[0].process);
+	len = snprintf(buf, size, "Over %u seconds, the %zu thread%s of %s: ", o->duration_s, n,
+		       n == 1 ? "" : "s", who);
+	for (i = 0; i < n && i < 4 && len >= 0 && (size_t)len < size; i++) {
+		describe_thread(&sorted[i], one, sizeof(one));
+		len += snprintf(buf + len, size - len, "%s%s", i ? "; " : "", one);
+	}
+	if (len >= 0 && (size_t)len < size)
+		snprintf(buf + len, size - len, n > 4 ? "; and %zu more." : ".", n - 4);
+	free(sorted);
+}
+
+/* "process 12 (pipewait)", "Unit nginx.service", "Service billing" */
+static const char *target_who(const struct capture *c, char *who, size_t size)
+{
+	const struct capture_opts *o = c->opts;
+
+	target_describe(&o->target, who, size);
+	if (o->target.kind == TARGET_PIDS && o->target.npids == 1 && c->ntracked &&
+	    c->tracked[0].comm[0])
+		snprintf(who + strlen(who), size - strlen(who), " (%s)", c->tracked[0].comm);
+	return who;
+}
+
 static void answer(struct capture *c)
 {
 	const struct capture_opts *o = c->opts;
 	struct capture_result *r = c->res;
 	char who[TARGET_NAME_MAX + 64];
+	const char *target = o->target.kind == TARGET_SERVER ? NULL :
+			     target_who(c, who, sizeof(who));
 	uint64_t busy = r->samples + r->stats.filtered;
 
 	r->others = r->stats.filtered;
-	if (o->question == Q_LOCKS || o->question == Q_MEMORY_GROWTH) {
-		if (o->target.kind != TARGET_SERVER)
-			target_describe(&o->target, who, sizeof(who));
-		if (o->question == Q_LOCKS)
-			report_answer_locks(r->report, o->duration_s,
-					    o->target.kind == TARGET_SERVER ? NULL : who,
-					    r->answer, sizeof(r->answer));
+	switch (o->question) {
+	case Q_THREADS:
+		threads_answer(c, r->answer, sizeof(r->answer));
+		break;
+	case Q_LOCKS:
+		report_answer_locks(r->report, o->duration_s, target, r->answer, sizeof(r->answer));
+		break;
+	case Q_MEMORY_GROWTH:
+		report_answer_growth(r->report, o->duration_s, target, r->answer,
+				     sizeof(r->answer));
+		break;
+	case Q_WALL:
+		report_answer_wall(r->report, o->duration_s, target, r->answer, sizeof(r->answer));
+		break;
+	default:
+		if (!target)
+			report_answer(r->report, o->duration_s, "the CPU time", "on this server",
+				      r->answer, sizeof(r->answer));
 		else
-			report_answer_growth(r->report, o->duration_s,
-					     o->target.kind == TARGET_SERVER ? NULL : who,
-					     r->answer, sizeof(r->answer));
-		return;
+			report_answer_target(r->report, o->duration_s, target,
+					     busy ? 100.0 * (double)r->samples / (double)busy : 0,
+					     "the CPU time", "on this server", r->answer,
+					     sizeof(r->answer));
 	}
-	if (o->question == Q_WALL) {
-		if (o->target.kind != TARGET_SERVER) {
-			target_describe(&o->target, who, sizeof(who));
-			if (o->target.kind == TARGET_PIDS && o->target.npids == 1 && c->ntracked &&
-			    c->tracked[0].comm[0])
-				snprintf(who + strlen(who), sizeof(who) - strlen(who), " (%s)",
-					 c->tracked[0].comm);
+}
+
+static double share_of(uint32_t part, uint32_t whole)
+{
+	return whole ? 100.0 * part / whole : 0;
+}
+
+/* threads: the per-thread table of the result, in the order the threads were emitted. */
+static int collect_threads(struct capture *c)
+{
+	const struct thread_entry *e;
+	struct capture_thread *t;
+	struct owner o;
+	size_t i, j, n, k = 0;
+
+	e = source__threads(c->src, &n);
+	c->res->threads = calloc(n ? n : 1, sizeof(*c->res->threads));
+	if (!c->res->threads)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (!e[i].snapshots)
+			continue;
+		t = &c->res->threads[c->res->nthreads++];
+		t->tid = e[i].tid;
+		t->pid = e[i].tgid;
+		snprintf(t->name, sizeof(t->name), "%s", e[i].comm);
+		snprintf(t->process, sizeof(t->process), "%s", process_name(c, e[i].tgid, e[i].comm));
+		if (owner_resolver__resolve(c->owners, (int)e[i].tgid, &o) < 0) {
+			memset(&o, 0, sizeof(o));
+			o.group = OWNER_OTHER;
 		}
-		report_answer_wall(r->report, o->duration_s,
-				   o->target.kind == TARGET_SERVER ? NULL : who, r->answer,
-				   sizeof(r->answer));
-		return;
+		owner_format(&o, t->owner, sizeof(t->owner));
+		t->running = share_of(e[i].state[THREAD_RUNNING], e[i].snapshots);
+		t->runnable = share_of(e[i].state[THREAD_RUNNABLE], e[i].snapshots);
+		t->waiting = share_of(e[i].state[THREAD_WAITING], e[i].snapshots);
+		for (j = 0; j < e[i].nwaits && j < 4; j++) {
+			snprintf(t->waits[j].reason, sizeof(t->waits[j].reason), "%s",
+				 e[i].waits[j].reason);
+			t->waits[j].share = share_of(e[i].waits[j].snapshots, e[i].snapshots);
+			t->nwaits++;
+		}
+		/* thread_fns were noted in the order the entries were emitted (some may be
+		 * missing: a sample the capture left out) */
+		for (j = k; j < c->nthread_fns && c->thread_fns[j].tid != e[i].tid; j++)
+			;
+		snprintf(t->function, sizeof(t->function), "%s",
+			 j < c->nthread_fns ? c->thread_fns[j].fn : "[unknown]");
+		if (j < c->nthread_fns)
+			k = j + 1;
 	}
-	if (o->target.kind == TARGET_SERVER) {
-		report_answer(r->report, o->duration_s, "the CPU time", "on this server", r->answer,
-			      sizeof(r->answer));
-		return;
-	}
-	target_describe(&o->target, who, sizeof(who));
-	if (o->target.kind == TARGET_PIDS && o->target.npids == 1 && c->ntracked &&
-	    c->tracked[0].comm[0])
-		snprintf(who + strlen(who), sizeof(who) - strlen(who), " (%s)", c->tracked[0].comm);
-	report_answer_target(r->report, o->duration_s, who,
-			     busy ? 100.0 * (double)r->samples / (double)busy : 0, "the CPU time",
-			     "on this server", r->answer, sizeof(r->answer));
+	return 0;
 }
 
 static void capture_free(struct capture *c)
@@ -688,6 +951,7 @@ static void capture_free(struct capture *c)
 	capture_result__free(c->res);
 	free(c->tracked);
 	free(c->pnames);
+	free(c->thread_fns);
 }
 
 static int sample(struct capture *c, struct capture_step *steps, int nsteps, char *err,
@@ -724,9 +988,11 @@ static int sample(struct capture *c, struct capture_step *steps, int nsteps, cha
 	return 0;
 }
 
-int capture_run(const struct capture_opts *o, struct capture_result **out, char *err,
+int capture_run(const struct capture_opts *opts, struct capture_result **out, char *err,
 		size_t size)
 {
+	struct capture_opts eff = *opts;
+	const struct capture_opts *o = &eff;
 	struct capture c = { .opts = o };
 	struct capture_step steps[CAPTURE_MAX_STEPS];
 	struct symbolizer_opts so = { .proc_root = o->proc_root };
@@ -743,6 +1009,7 @@ int capture_run(const struct capture_opts *o, struct capture_result **out, char 
 	ret = capture_validate(o, err, size);
 	if (ret)
 		return ret;
+	eff.duration_s = capture_duration(opts);
 	if (preflight_check(&pf)) {
 		preflight_message(&pf, err, size);
 		return -EPERM;
@@ -788,6 +1055,8 @@ int capture_run(const struct capture_opts *o, struct capture_result **out, char 
 	sopts.on_new_task = on_new_task;
 	sopts.ctx = &c;
 	sopts.filter_tgids = o->target.kind != TARGET_SERVER;
+	sopts.ksym = capture_ksym;
+	sopts.ksym_ctx = &c;
 	ret = source__new(&sopts, &c.src);
 	if (ret) {
 		snprintf(err, size, "cannot start the eBPF programs: %s", strerror(-ret));
@@ -821,6 +1090,11 @@ int capture_run(const struct capture_opts *o, struct capture_result **out, char 
 		goto out;
 	}
 	source__stats(c.src, &c.res->stats);
+	if (o->question == Q_THREADS) {
+		ret = collect_threads(&c);
+		if (ret)
+			goto out_oom;
+	}
 	ret = report__new(c.prof, NULL, &c.res->report);
 	if (ret)
 		goto out_oom;
@@ -887,6 +1161,7 @@ void capture_result__free(struct capture_result *r)
 		return;
 	profile__free(r->profile);
 	report__free(r->report);
+	free(r->threads);
 	for (i = 0; i < r->nnotes; i++)
 		free(r->notes[i]);
 	free(r->pids);

@@ -57,6 +57,25 @@ struct capture_opts {
 	void *name_ctx;
 };
 
+/* One thread of a `threads` capture: how its time split, and what it was doing. */
+struct capture_thread {
+	uint32_t tid, pid;
+	char name[16];			/* thread name */
+	char process[16];
+	char owner[OWNER_NAME_MAX + 32];
+	double running, runnable, waiting;	/* percent of the snapshots that saw it */
+	struct {
+		char reason[40];	/* "futex", "read", "clock_nanosleep" */
+		double share;		/* percent of the snapshots */
+	} waits[4];
+	size_t nwaits;
+	char function[256];		/* its dominant function */
+};
+
+/* The effective duration: `threads` is always a 5 s snapshot series. */
+#define CAPTURE_THREADS_SECONDS 5
+unsigned int capture_duration(const struct capture_opts *opts);
+
 struct capture_result {
 	struct profile *profile;
 	struct report *report;
@@ -73,6 +92,8 @@ struct capture_result {
 	uint32_t *pids;			/* the target's processes seen during the capture */
 	size_t npids;
 	size_t nexited;			/* how many of them exited during the capture */
+	struct capture_thread *threads;	/* threads: every thread seen */
+	size_t nthreads;
 };
 
 /* Validates options: question, duration, target. Returns 0 or -EINVAL with @err (a one-line

@@ -8,7 +8,7 @@
 static const struct question_info questions[Q_COUNT] = {
 	[Q_CPU] = { "cpu", "What is using the CPU", true, true },
 	[Q_WALL] = { "wall", "Where time goes, including waiting", true, true },
-	[Q_THREADS] = { "threads", "What every thread is doing right now", true, false },
+	[Q_THREADS] = { "threads", "What every thread is doing right now", true, true },
 	[Q_LOCKS] = { "locks", "What is waiting on locks", true, true },
 	[Q_MEMORY_GROWTH] = { "memory-growth", "Where memory grows", true, true },
 	[Q_MEMORY_HELD] = { "memory-held", "What is holding memory", false, false },

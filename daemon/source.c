@@ -5,12 +5,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bpf/profile.h"
 #include "daemon/locks.h"
 #include "daemon/memgrow.h"
 #include "daemon/sampler.h"
+#include "daemon/thread_table.h"
+#include "daemon/threads.h"
 #include "profile/profile.h"
+#include "symbols/unwinder.h"
 
 struct source {
 	enum question question;
@@ -18,9 +22,51 @@ struct source {
 	struct sampler *sampler;
 	struct locks *locks;
 	struct memgrow *memgrow;
+	struct threads *threads;	/* threads: snapshots */
+	struct thread_table *table;
+	double next_snapshot;
+	int snapshots;
+	source_ksym_fn_t ksym;
+	void *ksym_ctx;
 	source_emit_fn_t emit;
 	void *emit_ctx;
 };
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void source_wait_reason(source_ksym_fn_t ksym, void *ctx, const uint64_t *kstack, size_t n,
+			char *buf, size_t size)
+{
+	static const char *const prefixes[] = { "__x64_sys_", "__ia32_sys_", "__se_sys_",
+						"__do_sys_", "ksys_" };
+	const char *name;
+	size_t i, j;
+
+	for (i = 0; ksym && i < n; i++) {
+		name = ksym(ctx, i ? kstack[i] - 1 : kstack[i]);
+		if (!name)
+			continue;
+		for (j = 0; j < sizeof(prefixes) / sizeof(prefixes[0]); j++) {
+			size_t len = strlen(prefixes[j]);
+
+			if (!strncmp(name, prefixes[j], len) && name[len]) {
+				snprintf(buf, size, "%s", name + len);
+				return;
+			}
+		}
+		if (!strcmp(name, "exc_page_fault") || !strcmp(name, "handle_mm_fault")) {
+			snprintf(buf, size, "page fault");
+			return;
+		}
+	}
+	snprintf(buf, size, "kernel");
+}
 
 int source__new(const struct source_opts *o, struct source **out)
 {
@@ -33,11 +79,23 @@ int source__new(const struct source_opts *o, struct source **out)
 		return -ENOMEM;
 	s->question = o->question;
 	s->period_ns = 1000000000LL / hz;
+	s->ksym = o->ksym;
+	s->ksym_ctx = o->ksym_ctx;
 	switch (o->question) {
+	case Q_THREADS: {
+		struct threads_opts to = { .filter_tgids = o->filter_tgids };
+
+		err = threads__new(&to, &s->threads);
+		if (!err)
+			err = thread_table__new(&s->table);
+		if (err)
+			break;
+	}
+		__attribute__((fallthrough));	/* threads also take on- and off-CPU stacks */
 	case Q_CPU:
 	case Q_WALL: {
 		struct sampler_opts so = { .freq_hz = hz, .filter_tgids = o->filter_tgids,
-					   .offcpu = o->question == Q_WALL,
+					   .offcpu = o->question != Q_CPU,
 					   .on_new_task = o->on_new_task, .ctx = o->ctx };
 
 		err = sampler__new(&so, &s->sampler);
@@ -61,7 +119,7 @@ int source__new(const struct source_opts *o, struct source **out)
 		err = -EOPNOTSUPP;
 	}
 	if (err) {
-		free(s);
+		source__free(s);
 		return err;
 	}
 	*out = s;
@@ -75,11 +133,20 @@ void source__free(struct source *s)
 	sampler__free(s->sampler);
 	locks__free(s->locks);
 	memgrow__free(s->memgrow);
+	threads__free(s->threads);
+	thread_table__free(s->table);
 	free(s);
 }
 
 int source__add_tgid(struct source *s, uint32_t tgid)
 {
+	int err;
+
+	if (s->threads) {
+		err = threads__add_tgid(s->threads, tgid);
+		if (err)
+			return err;
+	}
 	if (s->sampler)
 		return sampler__add_tgid(s->sampler, tgid);
 	if (s->locks)
@@ -87,8 +154,65 @@ int source__add_tgid(struct source *s, uint32_t tgid)
 	return memgrow__add_tgid(s->memgrow, tgid);
 }
 
+static int on_thread(void *ctx, const struct threads_rec *r)
+{
+	struct source *s = ctx;
+	enum thread_state st;
+	char reason[THREAD_REASON_LEN] = "";
+
+	switch (r->state) {
+	case THREADS_RUNNING:
+		st = THREAD_RUNNING;
+		break;
+	case THREADS_RUNNABLE:
+		st = THREAD_RUNNABLE;
+		break;
+	case THREADS_DISK:
+		st = THREAD_WAITING;
+		source_wait_reason(s->ksym, s->ksym_ctx, (const uint64_t *)r->kstack, r->nkstack, reason,
+				   sizeof(reason));
+		if (!strcmp(reason, "kernel"))
+			snprintf(reason, sizeof(reason), "disk or uninterruptible");
+		break;
+	case THREADS_STOPPED:
+		st = THREAD_WAITING;
+		snprintf(reason, sizeof(reason), "stopped");
+		break;
+	default:
+		st = THREAD_WAITING;
+		source_wait_reason(s->ksym, s->ksym_ctx, (const uint64_t *)r->kstack, r->nkstack, reason,
+				   sizeof(reason));
+	}
+	thread_table__snapshot(s->table, r->tgid, r->tid, r->comm, st, reason);
+	return 0;
+}
+
+static int snapshot_if_due(struct source *s)
+{
+	double now = mono_s();
+	int n;
+
+	if (!s->threads || now < s->next_snapshot)
+		return 0;
+	s->next_snapshot = now + SOURCE_THREADS_INTERVAL_MS / 1000.0;
+	n = threads__snapshot(s->threads, on_thread, s);
+	if (n >= 0)
+		s->snapshots++;
+	return n < 0 ? n : 0;
+}
+
 int source__poll(struct source *s, int timeout_ms)
 {
+	int err, wait;
+
+	if (s->threads) {
+		err = snapshot_if_due(s);
+		if (err)
+			return err;
+		wait = (int)((s->next_snapshot - mono_s()) * 1000) + 1;
+		if (wait < timeout_ms)
+			timeout_ms = wait > 0 ? wait : 0;
+	}
 	if (s->sampler)
 		return sampler__poll(s->sampler, timeout_ms);
 	if (s->locks)
@@ -170,15 +294,101 @@ static int emit_memgrow(void *ctx, const struct memgrow_sample *x)
 	return s->emit(s->emit_ctx, &o);
 }
 
+/* threads: the sampler's counts only choose each thread's dominant stack. */
+static int offer_stack(void *ctx, const struct sampler_sample *x)
+{
+	struct source *s = ctx;
+	int64_t v = x->offcpu ? (int64_t)x->offcpu_ns : (int64_t)x->count * s->period_ns;
+	int leaf = x->offcpu == PROF_OFF_RUNNABLE ? SOURCE_LEAF_RUNNABLE :
+		   x->offcpu ? SOURCE_LEAF_WAIT : SOURCE_LEAF_NONE;
+
+	thread_table__offer_stack(s->table, x->tgid, x->tid, x->comm, v, x->ustack, x->nustack,
+				  x->kstack, x->nkstack, leaf, NULL);
+	return 0;
+}
+
+/* threads: one sample per thread, its dominant stack weighted by the time it was seen. */
+static int drain_threads(struct source *s)
+{
+	const struct thread_entry *e;
+	char leaf[THREAD_REASON_LEN + 16];
+	size_t i, n;
+	int err;
+
+	err = sampler__drain(s->sampler, offer_stack, s);
+	if (err)
+		return err;
+	e = thread_table__entries(s->table, &n);
+	for (i = 0; i < n; i++) {
+		struct source_sample o = {
+			.tgid = e[i].tgid, .tid = e[i].tid, .comm = e[i].comm,
+			.ustack = e[i].ustack, .nustack = e[i].nustack,
+			.kstack = e[i].kstack, .nkstack = e[i].nkstack,
+			.leaf = e[i].best_leaf,
+			.kernel_frames = e[i].best_leaf == SOURCE_LEAF_NONE,
+			.values = { (int64_t)e[i].snapshots * SOURCE_THREADS_INTERVAL_MS * 1000000LL,
+				    e[i].snapshots },
+		};
+
+		if (!e[i].snapshots)
+			continue;	/* sampled, but born and gone between snapshots */
+		if (!e[i].best_value) {
+			/* never ran nor switched during the capture: what the snapshots saw */
+			o.leaf = SOURCE_LEAF_TEXT;
+			if (e[i].nwaits)
+				snprintf(leaf, sizeof(leaf), "[off-CPU: %s]", e[i].waits[0].reason);
+			else
+				snprintf(leaf, sizeof(leaf), "[running]");
+			o.leaf_text = leaf;
+			o.ustack_err = -ENODATA;
+		}
+		err = s->emit(s->emit_ctx, &o);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+const struct thread_entry *source__threads(struct source *s, size_t *n)
+{
+	if (!s->table) {
+		*n = 0;
+		return NULL;
+	}
+	return thread_table__entries(s->table, n);
+}
+
 int source__drain(struct source *s, source_emit_fn_t fn, void *ctx)
 {
 	s->emit = fn;
 	s->emit_ctx = ctx;
+	if (s->threads)
+		return drain_threads(s);
 	if (s->sampler)
 		return sampler__drain(s->sampler, emit_sampler, s);
 	if (s->locks)
 		return locks__drain(s->locks, emit_locks, s);
 	return memgrow__drain(s->memgrow, emit_memgrow, s);
+}
+
+static void unwind_stats(struct source *s, struct source_stats *out)
+{
+	struct unwinder_stats st;
+	int err;
+
+	if (s->sampler)
+		err = sampler__unwind_stats(s->sampler, &st);
+	else if (s->locks)
+		err = locks__unwind_stats(s->locks, &st);
+	else
+		err = memgrow__unwind_stats(s->memgrow, &st);
+	if (err)
+		return;
+	out->stacks = st.bpf[UW_STAT_WALKS];
+	out->stacks_incomplete = st.bpf[UW_STAT_WALKS] - st.bpf[UW_STAT_COMPLETE];
+	out->stacks_incomplete_pct = unwinder_incomplete_text(&st, out->stacks_detail,
+							      sizeof(out->stacks_detail));
+	out->unwind_table_bytes = st.rows_bytes;
 }
 
 int source__stats(struct source *s, struct source_stats *out)
@@ -225,6 +435,7 @@ int source__stats(struct source *s, struct source_stats *out)
 			 (unsigned long long)st.lost_counts, (unsigned long long)st.lost_stacks,
 			 (unsigned long long)st.lost_threads);
 	}
+	unwind_stats(s, out);
 	return 0;
 }
 
@@ -235,6 +446,7 @@ const char *source_profile_types(enum question q, int64_t period_ns, struct prof
 	} types[Q_COUNT] = {
 		[Q_CPU] = { "samples", "count", "cpu", "nanoseconds", "cpu", "samples" },
 		[Q_WALL] = { "wall", "nanoseconds", "samples", "count", "wall", "ns" },
+		[Q_THREADS] = { "wall", "nanoseconds", "snapshots", "count", "wall", "ns" },
 		[Q_LOCKS] = { "delay", "nanoseconds", "contentions", "count", "delay", "ns" },
 		[Q_MEMORY_GROWTH] = { "growth", "bytes", "mapped", "bytes", "growth", "bytes" },
 	};
@@ -248,6 +460,7 @@ const char *source_profile_types(enum question q, int64_t period_ns, struct prof
 	po->nvalues = 2;
 	po->period_type = types[q].period_type;
 	po->period_unit = types[q].u0;
-	po->period = q == Q_CPU || q == Q_WALL ? period_ns : 1;
+	po->period = q == Q_CPU || q == Q_WALL ? period_ns :
+		     q == Q_THREADS ? SOURCE_THREADS_INTERVAL_MS * 1000000LL : 1;
 	return types[q].unit;
 }

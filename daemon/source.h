@@ -46,6 +46,11 @@ struct source_sample {
 };
 
 typedef int (*source_emit_fn_t)(void *ctx, const struct source_sample *s);
+/* Names a kernel address (for wait reasons); returns NULL when unknown. */
+typedef const char *(*source_ksym_fn_t)(void *ctx, uint64_t ip);
+
+/* Snapshot interval of the `threads` question. */
+#define SOURCE_THREADS_INTERVAL_MS 100
 typedef int (*source_task_fn_t)(void *ctx, uint32_t tgid, uint64_t cgroup_id);
 
 struct source_opts {
@@ -54,6 +59,8 @@ struct source_opts {
 	bool filter_tgids;		/* only the tgids added with source__add_tgid() */
 	source_task_fn_t on_new_task;	/* first sightings; may be NULL */
 	void *ctx;
+	source_ksym_fn_t ksym;		/* names kernel addresses (threads); may be NULL */
+	void *ksym_ctx;
 };
 
 struct source_stats {
@@ -63,6 +70,13 @@ struct source_stats {
 	uint64_t events;		/* waits (locks), faults (memory-growth) of the target */
 	uint64_t lost;			/* samples, intervals or events lost to full maps */
 	char lost_detail[160];		/* "12 counts, 3 stacks" */
+	/* User stacks (the DWARF unwinder, docs/unwinding.md): walked, and not completed. */
+	uint64_t stacks;
+	uint64_t stacks_incomplete;
+	double stacks_incomplete_pct;
+	char stacks_detail[400];	/* "" or "2.0% of the user stacks could not be completed:
+					 * 1.5% before ..., 0.5% ..." */
+	uint64_t unwind_table_bytes;	/* memory the unwind tables take in the kernel */
 };
 
 struct source;
@@ -79,6 +93,19 @@ int source__stop(struct source *s);
 /* Emits every aggregated count. Returns 0 or the first negative value @fn returns. */
 int source__drain(struct source *s, source_emit_fn_t fn, void *ctx);
 int source__stats(struct source *s, struct source_stats *out);
+
+struct thread_entry;
+
+/* The threads seen by a `threads` capture (after source__drain), sorted by tgid and tid;
+ * borrowed until source__free. NULL with *n = 0 for other questions. */
+const struct thread_entry *source__threads(struct source *s, size_t *n);
+
+/*
+ * Why a thread slept, from its kernel stack (leaf first): the syscall it is in ("read",
+ * "futex", "epoll_wait"), "page fault", or "kernel" when nothing says. Writes to @buf.
+ */
+void source_wait_reason(source_ksym_fn_t ksym, void *ctx, const uint64_t *kstack, size_t n,
+			char *buf, size_t size);
 
 /* Fills the sample types and period of @q's profile: cpu {samples, cpu ns}, wall {wall ns,
  * samples}, locks {wait ns, waits}, memory-growth {first-touched bytes, mapped bytes}. Also

@@ -68,6 +68,32 @@ static json_t *groups_json(const struct report *r)
 	return arr;
 }
 
+static json_t *threads_json(const struct capture_result *r)
+{
+	json_t *arr = json_array(), *waits;
+	size_t i, j;
+
+	for (i = 0; arr && i < r->nthreads; i++) {
+		const struct capture_thread *t = &r->threads[i];
+
+		waits = json_array();
+		for (j = 0; waits && j < t->nwaits; j++)
+			json_array_append_new(waits, json_pack("{s:s, s:f}", "reason",
+							       t->waits[j].reason, "share",
+							       round1(t->waits[j].share)));
+		json_array_append_new(arr, json_pack("{s:I, s:I, s:s, s:s, s:s, s:f, s:f, s:f, s:o, "
+						     "s:s}", "tid", (json_int_t)t->tid, "pid",
+						     (json_int_t)t->pid, "name", t->name, "process",
+						     t->process, "owner", t->owner, "running",
+						     round1(t->running), "runnable",
+						     round1(t->runnable), "waiting",
+						     round1(t->waiting), "waits",
+						     waits ? waits : json_array(), "function",
+						     t->function));
+	}
+	return arr ? arr : json_array();
+}
+
 char *summary_json(const struct capture_opts *o, const struct capture_result *r)
 {
 	const struct report *rep = r->report;
@@ -128,6 +154,8 @@ char *summary_json(const struct capture_opts *o, const struct capture_result *r)
 		"flamegraph.html", "summary", "summary.json");
 	if (!root)
 		return NULL;
+	if (r->nthreads)
+		json_object_set_new(root, "threads", threads_json(r));
 	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
 	json_decref(root);
 	return text;

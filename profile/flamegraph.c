@@ -367,6 +367,9 @@ static const char page_style[] =
 	".notes{margin:6px 0 10px;padding:8px 12px 8px 28px;background:#fff8e1;"
 	"border:1px solid #f0dca0;border-radius:6px;max-width:1100px}\n"
 	".notes li{margin:2px 0}\n"
+	".tbl{margin:6px 0 10px}.tbl table{border-collapse:collapse;font-size:12px}"
+	".tbl th,.tbl td{border:1px solid #ddd;padding:2px 8px;text-align:left}"
+	".tbl th{background:#f3f3f3}\n"
 	".bar{display:flex;flex-wrap:wrap;gap:10px 16px;align-items:center;margin:10px 0 8px}\n"
 	".bar input[type=search]{width:260px;padding:5px 8px;border:1px solid #b9c0cc;"
 	"border-radius:5px;font:inherit}\n"
@@ -596,6 +599,31 @@ static int write_page(const struct tree *t, const struct flamegraph_opts *o, FIL
 			fputs("</li>\n", f);
 		}
 		fputs("</ul>\n", f);
+	}
+	if (o->table_ncols && o->table_cols && (o->table_cells || !o->table_nrows)) {
+		size_t r, col;
+
+		fputs("<details class=\"tbl\" open><summary>", f);
+		put_html(f, o->table_title ? o->table_title : "Details");
+		fputs("</summary>\n<table><tr>", f);
+		for (col = 0; col < o->table_ncols; col++) {
+			fputs("<th>", f);
+			put_html(f, o->table_cols[col] ? o->table_cols[col] : "");
+			fputs("</th>", f);
+		}
+		fputs("</tr>\n", f);
+		for (r = 0; r < o->table_nrows; r++) {
+			fputs("<tr>", f);
+			for (col = 0; col < o->table_ncols; col++) {
+				const char *cell = o->table_cells[r * o->table_ncols + col];
+
+				fputs("<td>", f);
+				put_html(f, cell ? cell : "");
+				fputs("</td>", f);
+			}
+			fputs("</tr>\n", f);
+		}
+		fputs("</table></details>\n", f);
 	}
 	fputs(page_controls, f);
 	fputs("{\"version\":1,\"unit\":", f);

@@ -24,6 +24,13 @@ struct flamegraph_opts {
 	const char *const *notes;	/* NULL-terminated list of notes; may be NULL */
 	const char *unit;	/* "samples", "ns" or "bytes"; NULL: "samples" */
 	size_t value_index;	/* which sample value sizes the boxes; default 0 */
+	/* An optional table shown above the graph (the threads of a `threads` capture): column
+	 * titles and rows x cols cells, row-major. Everything is escaped. */
+	const char *table_title;
+	const char *const *table_cols;
+	size_t table_ncols;
+	const char *const *table_cells;
+	size_t table_nrows;
 };
 
 /* Writes the page to @f. Returns 0 or -errno. */

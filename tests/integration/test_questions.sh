@@ -1,0 +1,133 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# wall, threads, locks and memory-growth on real programs (issue 4), as far as they hold with
+# frame-pointer stacks: the leaves that say why, the time and byte totals, the thread states and
+# names, and the server variants grouped by owner. The callers through glibc's frameless frames
+# (wait_for_input, contended_update, grow_cache, nap) come with DWARF unwinding (issue 7) and
+# are asserted by tests/integration/test_unwind.sh.
+#
+#   wall: pipewait computes ~20% and waits in read ~80%: the [off-CPU: read] leaf holds about 80%
+#         (+-10 points) of its time, and compute is its on-CPU function
+#   threads: threeway's spinner, sleeper and blocked threads are listed by name with the right
+#         state (running / clock_nanosleep / futex) and spinner's function spin_forever
+#   locks: contend's four threads: [lock wait: futex_wait] leaves, waits counted, time > 0
+#   memory-growth: grow touches 32 MiB during the capture: the growth total is within 20%
+#   server: each under its owner (Unit ...)
+. "$(dirname "$0")/lib.sh"
+
+need_root
+[ -x "$BIN" ] || fail "binary not found: $BIN (make, or set BIN)"
+for w in pipewait threeway contend grow; do
+	[ -x "$OUTPUT/workloads/$w" ] || fail "workload $w not built (make)"
+done
+LOCK=/run/slideops-profiler.lock
+
+failures=0
+bad() { log "$*"; failures=$((failures + 1)); }
+
+# cap NAME ARGS...: one capture into $TMP/NAME (waits for the lock: one capture at a time)
+cap()
+{
+	local name=$1
+	shift
+	wait_for "flock -n $LOCK true" 120 || fail "another capture held $LOCK for 2 min"
+	"$BIN" capture "$@" --out "$TMP/$name" >"$TMP/$name.out" 2>&1 ||
+		fail "capture $name failed: $(tail -1 "$TMP/$name.out")"
+	log "$name: $(grep '^Over' "$TMP/$name.out")"
+}
+
+# share FILE LEAF_REGEX: percent of the collapsed total whose leaf matches
+share()
+{
+	"$PYTHON" - "$1" "$2" <<'PY'
+import re, sys
+tot = hit = 0
+for line in open(sys.argv[1]):
+    stack, n = line.rsplit(' ', 1)
+    n = int(n)
+    tot += n
+    if re.search(sys.argv[2], stack.split(';')[-1]):
+        hit += n
+print(round(100.0 * hit / tot, 1) if tot else 0)
+PY
+}
+
+cg=$(cg_make_unit question-test.service)
+
+# wall
+p=$(cg_run "$cg" "$OUTPUT/workloads/pipewait" 30)
+sleep 1
+cap wall --pid "$p" --question wall --duration 5
+r=$(share "$TMP/wall/profile.collapsed" '^\[off-CPU: read\]$')
+log "wall: read leaf $r%"
+"$PYTHON" -c "import sys; sys.exit(0 if 70 <= $r <= 90 else 1)" ||
+	bad "wall: [off-CPU: read] holds $r% of pipewait's time, expected about 80"
+grep -q '^compute [0-9]*$\|;compute [0-9]*$' "$TMP/wall/profile.collapsed" ||
+	bad "wall: compute is not an on-CPU leaf"
+grep -q 'spent [0-9]*% of its time waiting, most of it in read' "$TMP/wall.out" ||
+	bad "wall: the answer does not name read: $(grep '^Over' "$TMP/wall.out")"
+kill "$p"
+
+# threads
+p=$(cg_run "$cg" "$OUTPUT/workloads/threeway" 30)
+sleep 1
+cap threads --pid "$p" --question threads
+json_get "$TMP/threads/summary.json" "d['duration_seconds']" | grep -qx 5 ||
+	bad "threads: not a 5 s capture"
+for want in "spinner running spin_forever" "sleeper waiting clock_nanosleep" \
+	"blocked waiting futex"; do
+	set -- $want
+	got=$(json_get "$TMP/threads/summary.json" \
+		"[(t['running'] + t['runnable'], t['waiting'], t['waits'][0]['reason'] if t['waits'] else '', t['function']) for t in d['threads'] if t['name'] == '$1']")
+	case $2 in
+	running)
+		"$PYTHON" -c "import sys; t = $got; sys.exit(0 if t and t[0][0] >= 80 and t[0][3] == '$3' else 1)" ||
+			bad "threads: $1 should be running in $3: $got" ;;
+	waiting)
+		"$PYTHON" -c "import sys; t = $got; sys.exit(0 if t and t[0][1] >= 80 and t[0][2] == '$3' else 1)" ||
+			bad "threads: $1 should be waiting in $3: $got" ;;
+	esac
+done
+grep -q '<th>Thread</th>' "$TMP/threads/flamegraph.html" || bad "threads: no table in the page"
+kill "$p"
+
+# locks
+p=$(cg_run "$cg" "$OUTPUT/workloads/contend" 30)
+sleep 1
+cap locks --pid "$p" --question locks --duration 3
+r=$(share "$TMP/locks/profile.collapsed" '^\[lock wait: futex_wait\]$')
+"$PYTHON" -c "import sys; sys.exit(0 if $r >= 90 else 1)" ||
+	bad "locks: futex_wait leaves hold $r%, expected nearly all"
+ev=$(json_get "$TMP/locks/summary.json" "d['events']")
+[ "${ev:-0}" -gt 10 ] || bad "locks: only ${ev:-0} waits counted"
+grep -q 'waited [0-9.]* s on locks in all, in [0-9]* waits' "$TMP/locks.out" ||
+	bad "locks: answer: $(grep '^Over' "$TMP/locks.out")"
+kill "$p"
+
+# memory-growth: grow waits 1 s, then touches 32 MiB
+p=$(cg_run "$cg" "$OUTPUT/workloads/grow" 32 1)
+cap growth --pid "$p" --question memory-growth --duration 4
+b=$(json_get "$TMP/growth/summary.json" "sum(g['samples'] for g in d['groups'])")
+"$PYTHON" -c "import sys; sys.exit(0 if abs($b - 32 * 2**20) <= 0.2 * 32 * 2**20 else 1)" ||
+	bad "memory-growth: $b bytes, expected 32 MiB +-20%"
+grep -q 'touched [0-9.]* MiB of new memory' "$TMP/growth.out" ||
+	bad "memory-growth: answer: $(grep '^Over' "$TMP/growth.out")"
+kill "$p" 2>/dev/null
+
+# server variants: the same programs under their owner
+p=$(cg_run "$cg" "$OUTPUT/workloads/contend" 30)
+sleep 1
+cap server-locks --server --question locks --duration 3
+json_get "$TMP/server-locks/summary.json" "[g['owner'] for g in d['groups']]" |
+	grep -q "Unit question-test.service" || bad "server locks: no Unit question-test.service group"
+kill "$p"
+p=$(cg_run "$cg" "$OUTPUT/workloads/pipewait" 30)
+sleep 1
+cap server-wall --server --question wall --duration 3
+json_get "$TMP/server-wall/summary.json" "[g['owner'] for g in d['groups']]" |
+	grep -q "Unit question-test.service" || bad "server wall: no Unit question-test.service group"
+kill "$p"
+
+[ "$failures" -eq 0 ] || fail "$failures check(s) failed (above)"
+log "all checks passed"
