@@ -761,9 +761,11 @@ static void verification_notes(struct capture *c)
 			 strerror(-c->unreadable[i].err));
 	}
 	if (c->unattributed)
-		add_note(r, "%llu samples came from processes that exited before they could be "
-			    "read; they are shown under Other processes.",
-			 (unsigned long long)c->unattributed);
+		add_note(r, "%llu %s from processes that exited before they could be read; %s "
+			    "shown under Other processes.",
+			 (unsigned long long)c->unattributed,
+			 c->unattributed == 1 ? "sample came" : "samples came",
+			 c->unattributed == 1 ? "it is" : "they are");
 	if (lost)
 		add_note(r, "%llu samples lost to full maps (%s).", (unsigned long long)lost,
 			 r->stats.lost_detail);
