@@ -12,6 +12,10 @@
 
 #include "locks.h"
 
+/* User stacks come from the DWARF unwinder (issue 7): frames in uw_stacks, ids in the keys. */
+#define UW_STACK_ENTRIES LOCKS_DEFAULT_STACK_ENTRIES
+#include "unwind.bpf.h"
+
 /* errno values (vmlinux.h has no uapi errno). */
 #define EAGAIN 11
 #define ENOMEM 12
@@ -40,13 +44,6 @@ struct locks_sys_exit {
 	__u32 pad;
 	__s64 ret;
 };
-
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, LOCKS_MAX_STACK_DEPTH * sizeof(__u64));
-	__uint(max_entries, LOCKS_DEFAULT_STACK_ENTRIES);
-} stacks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -125,10 +122,10 @@ static __always_inline void announce(__u32 tgid, __u64 cgroup_id)
 	bpf_ringbuf_submit(ev, 0);
 }
 
-/* The one place stacks are taken (issue 7 replaces frame pointers with DWARF unwinding). */
-static __always_inline __s32 user_stack_id(void *ctx)
+/* The one place stacks are taken: the DWARF unwinder, from the registers at syscall entry. */
+static __always_inline __s32 user_stack_id(void)
 {
-	__s32 id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	__s32 id = uw_user_stack_task();
 
 	/* -EFAULT: no user stack; -EEXIST/-ENOMEM: the stack map is full */
 	if (id == -EEXIST || id == -ENOMEM)
@@ -151,7 +148,7 @@ static __always_inline int wait_enter(void *ctx, __u32 kind)
 		stat_inc(LOCKS_STAT_DROP_STARTS);
 		return 0;
 	}
-	s->user_stack_id = user_stack_id(ctx);
+	s->user_stack_id = user_stack_id();
 	s->kind = kind;
 	/* last: a non-zero start marks the record complete */
 	s->start_ns = bpf_ktime_get_ns();

@@ -13,6 +13,11 @@
 
 #include "memgrow.h"
 
+/* User stacks come from the DWARF unwinder (issue 7): frames in uw_stacks, ids in the keys;
+ * `stacks` keeps the kernel stacks. */
+#define UW_STACK_ENTRIES MG_DEFAULT_STACK_ENTRIES
+#include "unwind.bpf.h"
+
 /* errno values bpf_get_stackid() returns (vmlinux.h has no uapi errno). */
 #define ENOMEM 12
 #define EEXIST 17
@@ -165,10 +170,11 @@ static __always_inline void announce(__u32 tgid, __u64 cgroup_id)
 	bpf_ringbuf_submit(ev, 0);
 }
 
-/* The one place stacks are taken (issue 7 replaces the frame-pointer walk). */
+/* The one place stacks are taken: user stacks by the DWARF unwinder, from the registers the
+ * task entered the kernel with (the fault or the syscall). */
 static __always_inline void get_stacks(void *ctx, struct mg_key *key, bool kernel)
 {
-	key->user_stack_id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	key->user_stack_id = uw_user_stack_task();
 	key->kern_stack_id = kernel ? bpf_get_stackid(ctx, &stacks, 0) : -1;
 	/* -EFAULT: no user stack; -EEXIST/-ENOMEM: the stack map is full */
 	if (key->user_stack_id == -EEXIST || key->user_stack_id == -ENOMEM ||

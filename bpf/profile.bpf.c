@@ -6,6 +6,10 @@
 
 #include "profile.h"
 
+/* User stacks come from the DWARF unwinder (issue 7): frames in uw_stacks, ids in the keys. */
+#define UW_STACK_ENTRIES PROF_DEFAULT_STACK_ENTRIES
+#include "unwind.bpf.h"
+
 /* errno values bpf_get_stackid() returns (vmlinux.h has no uapi errno). */
 #define ENOMEM 12
 #define EEXIST 17
@@ -15,6 +19,7 @@ const volatile bool filter_tgids = false;	/* sample only tgids in `target_tgids`
 const volatile bool filter_cgroups = false;	/* sample only cgroup ids in `target_cgroups` */
 const volatile bool user_only = false;
 
+/* Kernel stacks (frame pointers are fine there). */
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(key_size, sizeof(__u32));
@@ -117,12 +122,12 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 
-	key.user_stack_id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	key.user_stack_id = uw_user_stack_perf(ctx);
 	if (user_only)
 		key.kern_stack_id = -1;
 	else
 		key.kern_stack_id = bpf_get_stackid(ctx, &stacks, 0);
-	/* -EFAULT: no user stack (kernel thread); -EEXIST/-ENOMEM: the stack map is full */
+	/* -EFAULT: no user stack (kernel thread); -EEXIST/-ENOMEM: a stack map is full */
 	if (key.user_stack_id == -EEXIST || key.user_stack_id == -ENOMEM ||
 	    key.kern_stack_id == -EEXIST || key.kern_stack_id == -ENOMEM)
 		stat_inc(PROF_STAT_DROP_STACKS);
@@ -196,7 +201,8 @@ static __always_inline void switch_out(void *ctx, struct prof_off_start *st, boo
 	st->tgid = tgid;
 	st->tid = tid;
 	st->cgroup_id = bpf_get_current_cgroup_id();
-	st->user_stack_id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	/* prev is current here: its user registers are those it entered the kernel with */
+	st->user_stack_id = uw_user_stack_task();
 	st->kern_stack_id = bpf_get_stackid(ctx, &stacks, 0);
 	if (st->user_stack_id == -EEXIST || st->user_stack_id == -ENOMEM ||
 	    st->kern_stack_id == -EEXIST || st->kern_stack_id == -ENOMEM)

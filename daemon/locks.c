@@ -13,11 +13,13 @@
 #include "daemon/bpf_util.h"
 #include "daemon/log.h"
 #include "locks.skel.h"
+#include "symbols/unwinder.h"
 
 _Static_assert(sizeof(struct locks_key) == 24, "locks_key layout is shared with BPF");
 _Static_assert(sizeof(struct locks_value) == 32, "locks_value layout is shared with BPF");
 _Static_assert(sizeof(struct locks_start) == 16, "locks_start layout is shared with BPF");
 _Static_assert(sizeof(struct locks_new_task) == 16, "locks_new_task layout is shared with BPF");
+_Static_assert(LOCKS_MAX_STACK_DEPTH == UW_MAX_DEPTH, "user stacks come from the unwinder");
 _Static_assert(LOCKS_WAIT == LOCKS_KIND_WAIT && LOCKS_WAIT_BITSET == LOCKS_KIND_WAIT_BITSET &&
 		       LOCKS_LOCK_PI == LOCKS_KIND_LOCK_PI &&
 		       LOCKS_WAIT_REQUEUE_PI == LOCKS_KIND_WAIT_REQUEUE_PI &&
@@ -28,6 +30,7 @@ _Static_assert(LOCKS_WAIT == LOCKS_KIND_WAIT && LOCKS_WAIT_BITSET == LOCKS_KIND_
 struct locks {
 	struct locks_bpf *skel;
 	struct ring_buffer *rb;
+	struct unwinder *uw;		/* loads the unwind tables of the processes seen */
 	locks_task_fn_t on_new_task;
 	void *ctx;
 	int cb_err;
@@ -47,6 +50,19 @@ const char *locks_kind_name(uint32_t kind)
 	return kind < LOCKS_KIND_MAX ? kind_names[kind] : "unknown";
 }
 
+/*
+ * Loads @tgid's unwind tables. Until they are, its stacks are walked by frame pointer (counted
+ * as UW_STAT_NO_PROC): for a process first seen by a wait, the waits that start before its
+ * tables are loaded. Failures are not fatal.
+ */
+static void load_unwind_tables(struct unwinder *uw, uint32_t tgid)
+{
+	int err = unwinder__add_process(uw, tgid);
+
+	if (err < 0 && err != -ESRCH)
+		pr_debug_errno(err, "loading the unwind tables of %u", tgid);
+}
+
 static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct locks *l = ctx;
@@ -56,6 +72,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(*ev))
 		return 0;
 	l->delivered++;
+	load_unwind_tables(l->uw, ev->tgid);
 	if (!l->on_new_task)
 		return 0;
 	err = l->on_new_task(l->ctx, ev->tgid, ev->cgroup_id);
@@ -76,11 +93,31 @@ static int fill_filter(struct locks *l, const struct locks_opts *opts)
 	for (i = 0; i < opts->ntgids; i++) {
 		__u32 tgid = opts->tgids[i];
 
+		load_unwind_tables(l->uw, tgid);
 		if (bpf_map_update_elem(fd, &tgid, &one, BPF_ANY)) {
 			err = -errno;
 			return pr_err_errno(err, "adding tgid %u to the filter", tgid);
 		}
 	}
+	return 0;
+}
+
+static int new_unwinder(struct locks *l)
+{
+	struct unwinder_maps maps = {
+		.rows_fd = bpf_map__fd(l->skel->maps.uw_rows),
+		.procs_fd = bpf_map__fd(l->skel->maps.uw_procs),
+		.stacks_fd = bpf_map__fd(l->skel->maps.uw_stacks),
+		.stats_fd = bpf_map__fd(l->skel->maps.uw_stats),
+	};
+	struct unwinder_opts uo = {
+		.rows = bpf_map__max_entries(l->skel->maps.uw_rows),
+		.max_procs = bpf_map__max_entries(l->skel->maps.uw_procs),
+	};
+	int err = unwinder__new(&maps, &uo, &l->uw);
+
+	if (err)
+		return pr_err_errno(err, "setting up the stack unwinder");
 	return 0;
 }
 
@@ -115,7 +152,7 @@ int locks__new(const struct locks_opts *opts, struct locks **out)
 	}
 	l->skel->rodata->filter_tgids = opts->filter_tgids || opts->ntgids > 0;
 	if (opts->stack_entries)
-		bpf_map__set_max_entries(l->skel->maps.stacks, opts->stack_entries);
+		bpf_map__set_max_entries(l->skel->maps.uw_stacks, opts->stack_entries);
 	if (opts->count_entries)
 		bpf_map__set_max_entries(l->skel->maps.counts, opts->count_entries);
 	if (!waitv) {
@@ -129,6 +166,9 @@ int locks__new(const struct locks_opts *opts, struct locks **out)
 		pr_err_errno(err, "loading the BPF lock waits collector");
 		goto err_free;
 	}
+	err = new_unwinder(l);
+	if (err)
+		goto err_free;
 	err = fill_filter(l, opts);
 	if (err)
 		goto err_free;
@@ -156,6 +196,7 @@ void locks__free(struct locks *l)
 	if (!l)
 		return;
 	ring_buffer__free(l->rb);
+	unwinder__free(l->uw);
 	locks_bpf__destroy(l->skel);
 	free(l);
 }
@@ -178,6 +219,8 @@ int locks__add_tgid(struct locks *l, uint32_t tgid)
 {
 	__u8 one = 1;
 
+	/* before the filter admits it, so its waits are unwound with its tables */
+	load_unwind_tables(l->uw, tgid);
 	if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.target_tgids), &tgid, &one, BPF_ANY))
 		return -errno;
 	return 0;
@@ -195,26 +238,10 @@ int locks__stop(struct locks *l)
 	return err < 0 ? err : 0;
 }
 
-static int read_stack(int fd, __s32 id, uint64_t *ips, size_t *n)
-{
-	size_t i;
-
-	*n = 0;
-	if (id < 0)
-		return id;
-	if (bpf_map_lookup_elem(fd, &id, ips))
-		return -errno;
-	for (i = 0; i < LOCKS_MAX_STACK_DEPTH && ips[i]; i++)
-		;
-	*n = i;
-	return 0;
-}
-
 int locks__drain(struct locks *l, locks_sample_fn_t fn, void *ctx)
 {
 	uint64_t ustack[LOCKS_MAX_STACK_DEPTH];
 	int counts_fd = bpf_map__fd(l->skel->maps.counts);
-	int stacks_fd = bpf_map__fd(l->skel->maps.stacks);
 	struct locks_key key, next, *prev = NULL;
 	struct locks_value val;
 	struct locks_sample smp;
@@ -236,7 +263,8 @@ int locks__drain(struct locks *l, locks_sample_fn_t fn, void *ctx)
 		smp.kind = key.kind;
 		smp.wait_ns = val.wait_ns;
 		smp.count = val.count;
-		smp.ustack_err = read_stack(stacks_fd, key.user_stack_id, ustack, &smp.nustack);
+		smp.ustack_err = unwinder__read_stack(l->uw, key.user_stack_id, ustack,
+						      LOCKS_MAX_STACK_DEPTH, &smp.nustack);
 		smp.ustack = ustack;
 		err = fn(ctx, &smp);
 		if (err < 0)
@@ -273,4 +301,9 @@ int locks__stats(struct locks *l, struct locks_stats *out)
 	out->lost_stacks = sums[LOCKS_STAT_DROP_STACKS];
 	out->lost_starts = sums[LOCKS_STAT_DROP_STARTS];
 	return 0;
+}
+
+int locks__unwind_stats(struct locks *l, struct unwinder_stats *out)
+{
+	return unwinder__stats(l->uw, out);
 }

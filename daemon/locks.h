@@ -67,6 +67,7 @@ struct locks_stats {
 };
 
 struct locks;
+struct unwinder_stats;
 
 /*
  * Opens, configures, loads and attaches. Returns 0, -EPERM without the capabilities, -ENOENT
@@ -94,6 +95,9 @@ int locks__drain(struct locks *l, locks_sample_fn_t fn, void *ctx);
 
 /* Sums the per-CPU statistics. Returns 0 or -errno. */
 int locks__stats(struct locks *l, struct locks_stats *out);
+
+/* The user-stack unwinder's statistics (symbols/unwinder.h). Returns 0 or -errno. */
+int locks__unwind_stats(struct locks *l, struct unwinder_stats *out);
 
 /* The name of a kind of wait ("futex_wait", ...), or "unknown". Static string. */
 const char *locks_kind_name(uint32_t kind);

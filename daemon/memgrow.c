@@ -18,6 +18,7 @@
 #include "daemon/bpf_util.h"
 #include "daemon/log.h"
 #include "memgrow.skel.h"
+#include "symbols/unwinder.h"
 
 _Static_assert(sizeof(struct mg_key) == 32, "mg_key layout is shared with BPF");
 _Static_assert(sizeof(struct mg_value) == 32, "mg_value layout is shared with BPF");
@@ -25,6 +26,7 @@ _Static_assert(sizeof(struct mg_call) == 32, "mg_call layout is shared with BPF"
 _Static_assert(sizeof(struct mg_mapping_key) == 16, "mg_mapping_key layout is shared with BPF");
 _Static_assert(sizeof(struct mg_mapping) == 24, "mg_mapping layout is shared with BPF");
 _Static_assert(sizeof(struct mg_new_task) == 16, "mg_new_task layout is shared with BPF");
+_Static_assert(MG_MAX_STACK_DEPTH == UW_MAX_DEPTH, "user stacks come from the unwinder");
 _Static_assert(MEMGROW_FAULT == MG_KIND_FAULT && MEMGROW_COW == MG_KIND_COW &&
 		       MEMGROW_MAP == MG_KIND_MAP && MEMGROW_UNMAP == MG_KIND_UNMAP,
 	       "memgrow_kind mirrors MG_KIND_*");
@@ -34,6 +36,7 @@ _Static_assert(MEMGROW_FAULT == MG_KIND_FAULT && MEMGROW_COW == MG_KIND_COW &&
 struct memgrow {
 	struct memgrow_bpf *skel;
 	struct ring_buffer *rb;
+	struct unwinder *uw;		/* loads the unwind tables of the processes seen */
 	memgrow_task_fn_t on_new_task;
 	void *ctx;
 	int cb_err;
@@ -42,6 +45,19 @@ struct memgrow {
 	bool thp_always;
 	bool numa_balancing;
 };
+
+/*
+ * Loads @tgid's unwind tables. Until they are, its stacks are walked by frame pointer (counted
+ * as UW_STAT_NO_PROC): for a process first seen by an event, the events before its tables are
+ * loaded. Failures are not fatal.
+ */
+static void load_unwind_tables(struct unwinder *uw, uint32_t tgid)
+{
+	int err = unwinder__add_process(uw, tgid);
+
+	if (err < 0 && err != -ESRCH)
+		pr_debug_errno(err, "loading the unwind tables of %u", tgid);
+}
 
 static int handle_event(void *ctx, void *data, size_t size)
 {
@@ -52,6 +68,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(*ev))
 		return 0;
 	m->delivered++;
+	load_unwind_tables(m->uw, ev->tgid);
 	if (!m->on_new_task)
 		return 0;
 	err = m->on_new_task(m->ctx, ev->tgid, ev->cgroup_id);
@@ -175,9 +192,30 @@ static int add_tgid(struct memgrow *m, uint32_t tgid)
 {
 	__u8 one = 1;
 
+	/* before the filter admits it, so its events are unwound with its tables */
+	load_unwind_tables(m->uw, tgid);
 	if (bpf_map_update_elem(bpf_map__fd(m->skel->maps.target_tgids), &tgid, &one, BPF_ANY))
 		return -errno;
 	seed_brk(m, tgid);
+	return 0;
+}
+
+static int new_unwinder(struct memgrow *m)
+{
+	struct unwinder_maps maps = {
+		.rows_fd = bpf_map__fd(m->skel->maps.uw_rows),
+		.procs_fd = bpf_map__fd(m->skel->maps.uw_procs),
+		.stacks_fd = bpf_map__fd(m->skel->maps.uw_stacks),
+		.stats_fd = bpf_map__fd(m->skel->maps.uw_stats),
+	};
+	struct unwinder_opts uo = {
+		.rows = bpf_map__max_entries(m->skel->maps.uw_rows),
+		.max_procs = bpf_map__max_entries(m->skel->maps.uw_procs),
+	};
+	int err = unwinder__new(&maps, &uo, &m->uw);
+
+	if (err)
+		return pr_err_errno(err, "setting up the stack unwinder");
 	return 0;
 }
 
@@ -220,8 +258,10 @@ int memgrow__new(const struct memgrow_opts *opts, struct memgrow **out)
 	m->skel->rodata->filter_tgids = opts->filter_tgids || opts->ntgids > 0;
 	m->skel->rodata->kernel_stacks = opts->kernel_stacks;
 	m->skel->rodata->page_size = m->page_size;
-	if (opts->stack_entries)
+	if (opts->stack_entries) {
 		bpf_map__set_max_entries(m->skel->maps.stacks, opts->stack_entries);
+		bpf_map__set_max_entries(m->skel->maps.uw_stacks, opts->stack_entries);
+	}
 	if (opts->count_entries)
 		bpf_map__set_max_entries(m->skel->maps.counts, opts->count_entries);
 	if (opts->mapping_entries)
@@ -232,6 +272,9 @@ int memgrow__new(const struct memgrow_opts *opts, struct memgrow **out)
 		pr_err_errno(err, "loading the BPF memory-growth collector");
 		goto err_free;
 	}
+	err = new_unwinder(m);
+	if (err)
+		goto err_free;
 	for (i = 0; i < opts->ntgids; i++) {
 		err = add_tgid(m, opts->tgids[i]);
 		if (err) {
@@ -263,6 +306,7 @@ void memgrow__free(struct memgrow *m)
 	if (!m)
 		return;
 	ring_buffer__free(m->rb);
+	unwinder__free(m->uw);
 	memgrow_bpf__destroy(m->skel);
 	free(m);
 }
@@ -339,7 +383,8 @@ int memgrow__drain(struct memgrow *m, memgrow_sample_fn_t fn, void *ctx)
 		smp.kind = (enum memgrow_kind)key.kind;
 		smp.bytes = val.bytes;
 		smp.count = val.count;
-		smp.ustack_err = read_stack(stacks_fd, key.user_stack_id, ustack, &smp.nustack);
+		smp.ustack_err = unwinder__read_stack(m->uw, key.user_stack_id, ustack,
+						      MG_MAX_STACK_DEPTH, &smp.nustack);
 		read_stack(stacks_fd, key.kern_stack_id, kstack, &smp.nkstack);
 		smp.ustack = ustack;
 		smp.kstack = kstack;
@@ -385,4 +430,9 @@ int memgrow__stats(struct memgrow *m, struct memgrow_stats *out)
 	out->thp_always = m->thp_always;
 	out->numa_balancing = m->numa_balancing;
 	return 0;
+}
+
+int memgrow__unwind_stats(struct memgrow *m, struct unwinder_stats *out)
+{
+	return unwinder__stats(m->uw, out);
 }

@@ -78,6 +78,7 @@ struct memgrow_stats {
 };
 
 struct memgrow;
+struct unwinder_stats;
 
 /*
  * Opens, configures, loads and attaches (mounting tracefs at /sys/kernel/tracing when neither it
@@ -109,5 +110,8 @@ int memgrow__drain(struct memgrow *m, memgrow_sample_fn_t fn, void *ctx);
 
 /* Sums the per-CPU statistics. Returns 0 or -errno. */
 int memgrow__stats(struct memgrow *m, struct memgrow_stats *out);
+
+/* The user-stack unwinder's statistics (symbols/unwinder.h). Returns 0 or -errno. */
+int memgrow__unwind_stats(struct memgrow *m, struct unwinder_stats *out);
 
 #endif

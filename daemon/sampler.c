@@ -17,6 +17,7 @@
 #include "daemon/bpf_util.h"
 #include "daemon/log.h"
 #include "profile.skel.h"
+#include "symbols/unwinder.h"
 
 _Static_assert(sizeof(struct prof_key) == 24, "prof_key layout is shared with BPF");
 _Static_assert(sizeof(struct prof_value) == 24, "prof_value layout is shared with BPF");
@@ -24,6 +25,7 @@ _Static_assert(sizeof(struct prof_new_task) == 16, "prof_new_task layout is shar
 _Static_assert(sizeof(struct prof_off_key) == 32, "prof_off_key layout is shared with BPF");
 _Static_assert(sizeof(struct prof_off_value) == 32, "prof_off_value layout is shared with BPF");
 _Static_assert(sizeof(struct prof_off_start) == 56, "prof_off_start layout is shared with BPF");
+_Static_assert(PROF_MAX_STACK_DEPTH == UW_MAX_DEPTH, "user stacks come from the unwinder");
 
 struct sampler {
 	struct profile_bpf *skel;
@@ -31,6 +33,7 @@ struct sampler {
 	int *pfds;
 	int ncpus;
 	struct ring_buffer *rb;
+	struct unwinder *uw;		/* loads the unwind tables of the processes seen */
 	sampler_task_fn_t on_new_task;
 	void *ctx;
 	int cb_err;
@@ -66,6 +69,19 @@ static bool probe_tp_btf_sched_switch(void)
 	return true;
 }
 
+/*
+ * Loads @tgid's unwind tables. Until they are, its stacks are walked by frame pointer (and
+ * counted as UW_STAT_NO_PROC): a process first seen by a sample has that one sample, and the
+ * ones taken while its tables are built, unwound that way. Failures are not fatal.
+ */
+static void load_unwind_tables(struct unwinder *uw, uint32_t tgid)
+{
+	int err = unwinder__add_process(uw, tgid);
+
+	if (err < 0 && err != -ESRCH)
+		pr_debug_errno(err, "loading the unwind tables of %u", tgid);
+}
+
 static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct sampler *s = ctx;
@@ -75,6 +91,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(*ev))
 		return 0;
 	s->delivered++;
+	load_unwind_tables(s->uw, ev->tgid);
 	if (!s->on_new_task)
 		return 0;
 	err = s->on_new_task(s->ctx, ev->tgid, ev->cgroup_id);
@@ -95,6 +112,7 @@ static int fill_filters(struct sampler *s, const struct sampler_opts *opts)
 	for (i = 0; i < opts->ntgids; i++) {
 		__u32 tgid = opts->tgids[i];
 
+		load_unwind_tables(s->uw, tgid);
 		if (bpf_map_update_elem(fd, &tgid, &one, BPF_ANY)) {
 			err = -errno;
 			return pr_err_errno(err, "adding tgid %u to the filter", tgid);
@@ -220,6 +238,25 @@ out:
 	return err;
 }
 
+static int new_unwinder(struct sampler *s)
+{
+	struct unwinder_maps maps = {
+		.rows_fd = bpf_map__fd(s->skel->maps.uw_rows),
+		.procs_fd = bpf_map__fd(s->skel->maps.uw_procs),
+		.stacks_fd = bpf_map__fd(s->skel->maps.uw_stacks),
+		.stats_fd = bpf_map__fd(s->skel->maps.uw_stats),
+	};
+	struct unwinder_opts uo = {
+		.rows = bpf_map__max_entries(s->skel->maps.uw_rows),
+		.max_procs = bpf_map__max_entries(s->skel->maps.uw_procs),
+	};
+	int err = unwinder__new(&maps, &uo, &s->uw);
+
+	if (err)
+		return pr_err_errno(err, "setting up the stack unwinder");
+	return 0;
+}
+
 int sampler__new(const struct sampler_opts *opts, struct sampler **out)
 {
 	struct sampler_opts defaults = {};
@@ -243,8 +280,10 @@ int sampler__new(const struct sampler_opts *opts, struct sampler **out)
 	}
 	s->skel->rodata->filter_tgids = opts->filter_tgids || opts->ntgids > 0;
 	s->skel->rodata->filter_cgroups = opts->ncgroup_ids > 0;
-	if (opts->stack_entries)
+	if (opts->stack_entries) {
 		bpf_map__set_max_entries(s->skel->maps.stacks, opts->stack_entries);
+		bpf_map__set_max_entries(s->skel->maps.uw_stacks, opts->stack_entries);
+	}
 	if (opts->count_entries)
 		bpf_map__set_max_entries(s->skel->maps.counts, opts->count_entries);
 	/* Off-CPU: tp_btf with task storage where the kernel has it, else raw_tp. */
@@ -264,6 +303,9 @@ int sampler__new(const struct sampler_opts *opts, struct sampler **out)
 		pr_err_errno(err, "loading the BPF sampler");
 		goto err_free;
 	}
+	err = new_unwinder(s);
+	if (err)
+		goto err_free;
 	err = fill_filters(s, opts);
 	if (err)
 		goto err_free;
@@ -317,6 +359,7 @@ void sampler__free(struct sampler *s)
 	free(s->links);
 	free(s->pfds);
 	ring_buffer__free(s->rb);
+	unwinder__free(s->uw);
 	profile_bpf__destroy(s->skel);
 	free(s);
 }
@@ -339,6 +382,8 @@ int sampler__add_tgid(struct sampler *s, uint32_t tgid)
 {
 	__u8 one = 1;
 
+	/* before the filter admits it, so its samples are unwound with its tables */
+	load_unwind_tables(s->uw, tgid);
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.target_tgids), &tgid, &one, BPF_ANY))
 		return -errno;
 	return 0;
@@ -397,7 +442,8 @@ int sampler__drain(struct sampler *s, sampler_sample_fn_t fn, void *ctx)
 		smp.cgroup_id = key.cgroup_id;
 		smp.comm = comm;
 		smp.count = val.count;
-		smp.ustack_err = read_stack(stacks_fd, key.user_stack_id, ustack, &smp.nustack);
+		smp.ustack_err = unwinder__read_stack(s->uw, key.user_stack_id, ustack,
+						      PROF_MAX_STACK_DEPTH, &smp.nustack);
 		read_stack(stacks_fd, key.kern_stack_id, kstack, &smp.nkstack);
 		smp.ustack = ustack;
 		smp.kstack = kstack;
@@ -434,7 +480,8 @@ static int drain_offcpu(struct sampler *s, sampler_sample_fn_t fn, void *ctx)
 		smp.count = val.count;
 		smp.offcpu = (int)key.state;
 		smp.offcpu_ns = val.ns;
-		smp.ustack_err = read_stack(stacks_fd, key.user_stack_id, ustack, &smp.nustack);
+		smp.ustack_err = unwinder__read_stack(s->uw, key.user_stack_id, ustack,
+						      PROF_MAX_STACK_DEPTH, &smp.nustack);
 		read_stack(stacks_fd, key.kern_stack_id, kstack, &smp.nkstack);
 		smp.ustack = ustack;
 		smp.kstack = kstack;
@@ -475,4 +522,9 @@ int sampler__stats(struct sampler *s, struct sampler_stats *out)
 	out->offcpu_btf = s->offcpu_btf;
 	out->ncpus = s->ncpus;
 	return 0;
+}
+
+int sampler__unwind_stats(struct sampler *s, struct unwinder_stats *out)
+{
+	return unwinder__stats(s->uw, out);
 }

@@ -60,6 +60,7 @@ struct sampler_stats {
 };
 
 struct sampler;
+struct unwinder_stats;
 
 /*
  * Opens, configures, loads and attaches. Returns 0, -EPERM without the capabilities, -ENOENT
@@ -86,5 +87,8 @@ int sampler__drain(struct sampler *s, sampler_sample_fn_t fn, void *ctx);
 
 /* Sums the per-CPU statistics. Returns 0 or -errno. */
 int sampler__stats(struct sampler *s, struct sampler_stats *out);
+
+/* The user-stack unwinder's statistics (symbols/unwinder.h). Returns 0 or -errno. */
+int sampler__unwind_stats(struct sampler *s, struct unwinder_stats *out);
 
 #endif
