@@ -130,6 +130,7 @@ fuzz: $(FUZZ_BINS)
 
 bench: build
 	$(Q)BIN=$(abspath $(BIN)) OUTPUT=$(abspath $(OUTPUT)) bench/run.sh
+	$(Q)BIN=$(abspath $(BIN)) OUTPUT=$(abspath $(OUTPUT)) bench/wall.sh
 
 vmlinux:
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $(VMLINUX_H)
