@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The pure request parsing of the HTTP API, table-driven with error rows: routes (404/405),
+ * the Authorization header, targets, the plan query, the capture body, formats, numbers.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "daemon/api_parse.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define ID "20261129T174501Z-a1b2c3"
+
+static void test_route(void **state)
+{
+	static const struct {
+		const char *method, *path;
+		int ret;
+		enum api_route route;
+		enum token_role need;
+		const char *id_or_allow;
+	} cases[] = {
+		{ "GET", "/v1/status", 0, API_STATUS, TOKEN_ROLE_VIEWER, "" },
+		{ "GET", "/v1/status/", 0, API_STATUS, TOKEN_ROLE_VIEWER, "" },
+		{ "GET", "/v1/plan", 0, API_PLAN, TOKEN_ROLE_VIEWER, "" },
+		{ "POST", "/v1/captures", 0, API_CAPTURE_START, TOKEN_ROLE_OPERATOR, "" },
+		{ "GET", "/v1/captures/current", 0, API_CAPTURE_CURRENT, TOKEN_ROLE_VIEWER, "" },
+		{ "GET", "/v1/profiles", 0, API_PROFILES, TOKEN_ROLE_VIEWER, "" },
+		{ "GET", "/v1/profiles/" ID, 0, API_PROFILE, TOKEN_ROLE_VIEWER, ID },
+		{ "DELETE", "/v1/profiles/" ID, 0, API_PROFILE_DELETE, TOKEN_ROLE_OPERATOR, ID },
+		{ "GET", "/v1/profiles/" ID "/download", 0, API_PROFILE_DOWNLOAD, TOKEN_ROLE_VIEWER,
+		  ID },
+		{ "POST", "/v1/remove", 0, API_REMOVE, TOKEN_ROLE_ADMIN, "" },
+		{ "POST", "/v1/symbols", 0, API_SYMBOLS_UPLOAD, TOKEN_ROLE_OPERATOR, "" },
+		{ "GET", "/metrics", 0, API_METRICS, TOKEN_ROLE_NONE, "" },
+		/* a well-formed but unknown id is found by the route, refused by the store */
+		{ "GET", "/v1/profiles/abc", 0, API_PROFILE, TOKEN_ROLE_VIEWER, "abc" },
+		/* errors */
+		{ "POST", "/v1/status", -EOPNOTSUPP, 0, 0, "GET" },
+		{ "PUT", "/v1/profiles/" ID, -EOPNOTSUPP, 0, 0, "GET, DELETE" },
+		{ "GET", "/v1/captures", -EOPNOTSUPP, 0, 0, "POST" },
+		{ "GET", "/v1/remove", -EOPNOTSUPP, 0, 0, "POST" },
+		{ "HEAD", "/metrics", -EOPNOTSUPP, 0, 0, "GET" },
+		{ "GET", "/v1/profiles/../../etc/passwd", -ENOENT, 0, 0, NULL },
+		{ "GET", "/v1/profiles/..", -ENOENT, 0, 0, NULL },
+		{ "GET", "/v1/profiles/a%2fb", -ENOENT, 0, 0, NULL },
+		{ "GET", "/v1/profiles/" ID "0000000000", -ENOENT, 0, 0, NULL },
+		{ "GET", "/v1/profiles//download", -ENOENT, 0, 0, NULL },
+		{ "GET", "/v1/statusx", -ENOENT, 0, 0, NULL },
+		{ "GET", "/v1/status//", -ENOENT, 0, 0, NULL },
+		{ "GET", "/", -ENOENT, 0, 0, NULL },
+		{ "GET", "", -ENOENT, 0, 0, NULL },
+		{ "GET", "/V1/STATUS", -ENOENT, 0, 0, NULL },
+	};
+	struct api_route_match m;
+	char allow[64];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu: %s %s\n", i, cases[i].method, cases[i].path);
+		memset(&m, 0xa5, sizeof(m));
+		assert_int_equal(api_parse_route(cases[i].method, cases[i].path, &m, allow,
+						 sizeof(allow)),
+				 cases[i].ret);
+		if (cases[i].ret == 0) {
+			assert_int_equal(m.route, cases[i].route);
+			assert_int_equal(m.need, cases[i].need);
+			assert_string_equal(m.id, cases[i].id_or_allow);
+		} else if (cases[i].ret == -EOPNOTSUPP) {
+			assert_string_equal(allow, cases[i].id_or_allow);
+		}
+	}
+	assert_int_equal(api_parse_route(NULL, "/v1/status", &m, NULL, 0), -ENOENT);
+	assert_int_equal(api_parse_route("POST", "/v1/status", &m, NULL, 0), -EOPNOTSUPP);
+}
+
+static void test_bearer(void **state)
+{
+	static const struct {
+		const char *header;
+		int ret;
+		const char *token;
+	} cases[] = {
+		{ "Bearer abc", 0, "abc" },
+		{ "bearer abc", 0, "abc" },
+		{ "BEARER   abc  ", 0, "abc" },
+		{ "Bearer\tabc", 0, "abc" },
+		{ "Bearer", -EINVAL, NULL },
+		{ "Bearer ", -EINVAL, NULL },
+		{ "Bearerabc", -EINVAL, NULL },
+		{ "Basic YWxhZGRpbjpvcGVuc2VzYW1l", -EINVAL, NULL },
+		{ "Bearer a b", -EINVAL, NULL },
+		{ "Bearer a\x01", -EINVAL, NULL },
+		{ "Bearer \xc3\xa9t\xc3\xa9", -EINVAL, NULL },
+		{ "", -EINVAL, NULL },
+		{ NULL, -EINVAL, NULL },
+	};
+	const char *tok;
+	size_t i, len;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		assert_int_equal(api_parse_bearer(cases[i].header, &tok, &len), cases[i].ret);
+		if (!cases[i].ret) {
+			assert_int_equal(len, strlen(cases[i].token));
+			assert_memory_equal(tok, cases[i].token, len);
+		}
+	}
+}
+
+static void test_target(void **state)
+{
+	static const struct {
+		const char *s;
+		int ret;
+		enum target_kind kind;
+		const char *name_or_err;
+		size_t npids;
+	} cases[] = {
+		{ "server", 0, TARGET_SERVER, "", 0 },
+		{ "service:billing", 0, TARGET_SERVICE, "billing", 0 },
+		{ "unit:nginx.service", 0, TARGET_UNIT, "nginx.service", 0 },
+		{ "container:3f2a", 0, TARGET_CONTAINER, "3f2a", 0 },
+		{ "pid:1", 0, TARGET_PIDS, "", 1 },
+		{ "pid:12,34,56", 0, TARGET_PIDS, "", 3 },
+		{ "pid:2147483647", 0, TARGET_PIDS, "", 1 },
+		{ "", -EINVAL, 0, "target is required", 0 },
+		{ NULL, -EINVAL, 0, "target is required", 0 },
+		{ "Server", -EINVAL, 0, "unknown target 'Server'", 0 },
+		{ "service:", -EINVAL, 0, "bad target 'service:'", 0 },
+		{ "service:a\nb", -EINVAL, 0, "bad target 'service:a?b'", 0 },
+		{ "pid:", -EINVAL, 0, "bad target 'pid:'", 0 },
+		{ "pid:0", -EINVAL, 0, "bad target", 0 },
+		{ "pid:-1", -EINVAL, 0, "bad target", 0 },
+		{ "pid:1,", -EINVAL, 0, "bad target", 0 },
+		{ "pid:1,,2", -EINVAL, 0, "bad target", 0 },
+		{ "pid:2147483648", -EINVAL, 0, "bad target", 0 },
+		{ "pid:99999999999999999999", -EINVAL, 0, "bad target", 0 },
+		{ "pid:1x", -EINVAL, 0, "bad target", 0 },
+		{ "pod:x", -EINVAL, 0, "unknown target 'pod:x'", 0 },
+		{ "\xff\xfe", -EINVAL, 0, "unknown target '?" "?'", 0 },
+	};
+	struct capture_target t;
+	char err[256], buf[300];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		err[0] = '\0';
+		assert_int_equal(api_parse_target(cases[i].s, &t, err, sizeof(err)), cases[i].ret);
+		if (cases[i].ret == 0) {
+			assert_int_equal(t.kind, cases[i].kind);
+			assert_string_equal(t.name, cases[i].name_or_err);
+			assert_int_equal(t.npids, cases[i].npids);
+			/* the formatted form parses back to itself */
+			assert_string_equal(api_format_target(&t, buf, sizeof(buf)), cases[i].s);
+		} else {
+			assert_non_null(strstr(err, cases[i].name_or_err));
+		}
+	}
+	/* 64 pids, not 65 */
+	{
+		char s[1024] = "pid:";
+		int k;
+
+		for (k = 1; k <= 64; k++)
+			snprintf(s + strlen(s), sizeof(s) - strlen(s), "%s%d", k > 1 ? "," : "", k);
+		assert_int_equal(api_parse_target(s, &t, err, sizeof(err)), 0);
+		assert_int_equal(t.npids, 64);
+		strcat(s, ",65");
+		assert_int_equal(api_parse_target(s, &t, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "at most 64"));
+	}
+	/* a name of the largest size, and one byte more */
+	{
+		char s[TARGET_NAME_MAX + 16] = "service:";
+
+		memset(s + 8, 'a', TARGET_NAME_MAX - 1);
+		s[8 + TARGET_NAME_MAX - 1] = '\0';
+		assert_int_equal(api_parse_target(s, &t, err, sizeof(err)), 0);
+		strcat(s, "a");
+		assert_int_equal(api_parse_target(s, &t, err, sizeof(err)), -EINVAL);
+	}
+}
+
+static void test_plan_query(void **state)
+{
+	static const struct {
+		const char *target, *question, *duration;
+		int ret;
+		enum question q;
+		unsigned int duration_s;
+		const char *err;
+	} cases[] = {
+		{ "service:billing", "cpu", "30", 0, Q_CPU, 30, NULL },
+		{ "service:billing", "cpu", NULL, 0, Q_CPU, 30, NULL },
+		{ "service:billing", "cpu", "", 0, Q_CPU, 30, NULL },
+		{ "server", "wall", "10", 0, Q_WALL, 10, NULL },
+		{ "server", "memory-growth", "60", 0, Q_MEMORY_GROWTH, 60, NULL },
+		{ "service:billing", "threads", "60", 0, Q_THREADS, 5, NULL },
+		{ "service:billing", "memory-held", "30", 0, Q_MEMORY_HELD, 30, NULL },
+		{ "server", "memory-held", "30", -EINVAL, 0, 0, "a server profile offers" },
+		{ "service:billing", "cpu", "20", -EINVAL, 0, 0, "10, 30 or 60" },
+		{ "service:billing", "cpu", "5", -EINVAL, 0, 0, "10, 30 or 60" },
+		{ "service:billing", "cpu", "30s", -EINVAL, 0, 0, "10, 30 or 60" },
+		{ "service:billing", "cpu", "-30", -EINVAL, 0, 0, "10, 30 or 60" },
+		{ "service:billing", "cpu", "99999999999999999999999", -EINVAL, 0, 0, "10, 30" },
+		{ "service:billing", "disk", "30", -EINVAL, 0, 0, "unknown question 'disk'" },
+		{ "service:billing", NULL, "30", -EINVAL, 0, 0, "question is required" },
+		{ NULL, "cpu", "30", -EINVAL, 0, 0, "target is required" },
+	};
+	struct api_capture_req r;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		err[0] = '\0';
+		assert_int_equal(api_parse_plan_query(cases[i].target, cases[i].question,
+						      cases[i].duration, &r, err, sizeof(err)),
+				 cases[i].ret);
+		if (!cases[i].ret) {
+			assert_int_equal(r.question, cases[i].q);
+			assert_int_equal(r.duration_s, cases[i].duration_s);
+		} else {
+			assert_non_null(strstr(err, cases[i].err));
+		}
+	}
+}
+
+static void test_capture_body(void **state)
+{
+	static const struct {
+		const char *body;
+		int ret;
+		enum target_kind kind;
+		unsigned int duration_s;
+		const char *err;
+	} cases[] = {
+		{ "{\"target\":\"service:billing\",\"question\":\"cpu\",\"duration\":30}", 0,
+		  TARGET_SERVICE, 30, NULL },
+		{ "{\"target\":\"server\",\"question\":\"cpu\"}", 0, TARGET_SERVER, 30, NULL },
+		{ " {\"question\":\"locks\", \"target\":\"pid:7\", \"duration\":60}\n", 0,
+		  TARGET_PIDS, 60, NULL },
+		{ "{\"target\":\"server\",\"question\":\"threads\",\"duration\":10}", 0,
+		  TARGET_SERVER, 5, NULL },
+		{ "", -EINVAL, 0, 0, "a JSON body is required" },
+		{ "{", -EINVAL, 0, 0, "invalid JSON at line 1" },
+		{ "[]", -EINVAL, 0, 0, "must be a JSON object" },
+		{ "\"server\"", -EINVAL, 0, 0, "invalid JSON" },
+		{ "{\"target\":\"server\",\"question\":\"cpu\",\"extra\":1}", -EINVAL, 0, 0,
+		  "unknown key 'extra'" },
+		{ "{\"target\":\"server\",\"target\":\"server\",\"question\":\"cpu\"}", -EINVAL, 0,
+		  0, "invalid JSON" },
+		{ "{\"target\":7,\"question\":\"cpu\"}", -EINVAL, 0, 0, "target must be a string" },
+		{ "{\"target\":\"server\",\"question\":[\"cpu\"]}", -EINVAL, 0, 0,
+		  "question must be a string" },
+		{ "{\"target\":\"server\",\"question\":\"cpu\",\"duration\":\"30\"}", -EINVAL, 0, 0,
+		  "10, 30 or 60" },
+		{ "{\"target\":\"server\",\"question\":\"cpu\",\"duration\":30.0}", -EINVAL, 0, 0,
+		  "10, 30 or 60" },
+		{ "{\"target\":\"server\",\"question\":\"cpu\",\"duration\":45}", -EINVAL, 0, 0,
+		  "not 45" },
+		{ "{\"target\":\"server\",\"question\":\"cpu\",\"duration\":-10}", -EINVAL, 0, 0,
+		  "10, 30 or 60" },
+		{ "{\"question\":\"cpu\"}", -EINVAL, 0, 0, "target is required" },
+		{ "{\"target\":\"server\"}", -EINVAL, 0, 0, "question is required" },
+		{ "{\"target\":\"server\",\"question\":\"memory-alloc\"}", -EINVAL, 0, 0,
+		  "a server profile offers" },
+		{ "{\"target\":\"server\",\"question\":\"cpu\"} x", -EINVAL, 0, 0, "invalid JSON" },
+	};
+	struct api_capture_req r;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		err[0] = '\0';
+		assert_int_equal(api_parse_capture_body(cases[i].body, strlen(cases[i].body), &r,
+							err, sizeof(err)),
+				 cases[i].ret);
+		if (!cases[i].ret) {
+			assert_int_equal(r.target.kind, cases[i].kind);
+			assert_int_equal(r.duration_s, cases[i].duration_s);
+		} else {
+			print_message("  %s\n", err);
+			assert_non_null(strstr(err, cases[i].err));
+		}
+	}
+	/* too large, and a tiny message buffer */
+	{
+		size_t n = API_JSON_BODY_MAX + 1;
+		char *big = malloc(n), small[8];
+
+		memset(big, ' ', n);
+		assert_int_equal(api_parse_capture_body(big, n, &r, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "too large"));
+		assert_int_equal(api_parse_capture_body("{", 1, &r, small, sizeof(small)), -EINVAL);
+		assert_int_equal(strlen(small), sizeof(small) - 1);
+		assert_int_equal(api_parse_capture_body("{", 1, &r, NULL, 0), -EINVAL);
+		free(big);
+	}
+}
+
+static void test_format_service_uint(void **state)
+{
+	enum api_format f;
+	unsigned long v;
+	char err[128], out[STORE_NAME_MAX], big[STORE_NAME_MAX + 1];
+
+	(void)state;
+	assert_int_equal(api_parse_format(NULL, &f, err, sizeof(err)), 0);
+	assert_int_equal(f, API_FORMAT_PPROF);
+	assert_int_equal(api_parse_format("collapsed", &f, err, sizeof(err)), 0);
+	assert_int_equal(f, API_FORMAT_COLLAPSED);
+	assert_int_equal(api_parse_format("svg", &f, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "format must be pprof or collapsed, not 'svg'");
+
+	assert_int_equal(api_parse_service("billing", out, sizeof(out), err, sizeof(err)), 0);
+	assert_string_equal(out, "billing");
+	assert_int_equal(api_parse_service("", out, sizeof(out), err, sizeof(err)), -EINVAL);
+	assert_int_equal(api_parse_service("a\tb", out, sizeof(out), err, sizeof(err)), -EINVAL);
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	assert_int_equal(api_parse_service(big, out, sizeof(out), err, sizeof(err)), -EINVAL);
+	big[sizeof(big) - 2] = '\0';
+	assert_int_equal(api_parse_service(big, out, sizeof(out), err, sizeof(err)), 0);
+
+	assert_int_equal(api_parse_uint(NULL, "limit", 500, 50, &v, err, sizeof(err)), 0);
+	assert_int_equal(v, 50);
+	assert_int_equal(api_parse_uint("500", "limit", 500, 50, &v, err, sizeof(err)), 0);
+	assert_int_equal(v, 500);
+	assert_int_equal(api_parse_uint("501", "limit", 500, 50, &v, err, sizeof(err)), -EINVAL);
+	assert_int_equal(api_parse_uint("0", "limit", 0, 50, &v, err, sizeof(err)), 0);
+	assert_int_equal(api_parse_uint("5", "limit", 0, 50, &v, err, sizeof(err)), -EINVAL);
+	assert_int_equal(api_parse_uint("", "limit", 500, 50, &v, err, sizeof(err)), -EINVAL);
+	assert_int_equal(api_parse_uint("+1", "limit", 500, 50, &v, err, sizeof(err)), -EINVAL);
+	assert_int_equal(api_parse_uint("18446744073709551616", "offset", ~0UL, 0, &v, err,
+					sizeof(err)),
+			 -EINVAL);
+	assert_int_equal(api_parse_uint("18446744073709551615", "offset", ~0UL, 0, &v, err,
+					sizeof(err)),
+			 0);
+	assert_true(v == ~0UL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_route),
+		cmocka_unit_test(test_bearer),
+		cmocka_unit_test(test_target),
+		cmocka_unit_test(test_plan_query),
+		cmocka_unit_test(test_capture_body),
+		cmocka_unit_test(test_format_service_uint),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
