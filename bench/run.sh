@@ -17,7 +17,8 @@
 # See docs/benchmarks.md.
 #
 # Env: BIN, OUTPUT (set by make), DURATION (default 30), REPEAT (default 1 when DURATION >= 20,
-# else 3; the table shows medians), PROFILERS (default "baseline ours perf bpftrace").
+# else 3; the table shows medians), PROFILERS (default "baseline ours perf bpftrace"),
+# UNWINDER (default 1: also run the unwinder comparison, unwinder_bench below; 0 skips it).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -178,4 +179,57 @@ done
 "$PY" "$here/report.py" report "$RUNS" "$DURATION" "$W/results.md.body" >/dev/null
 cat "$W/results.md.head" "$W/results.md.body" >"$W/results.md"
 rm -f "$W/results.md.head" "$W/results.md.body"
+
+# --- the DWARF unwinder against the frame-pointer walk (issue 7) ------------------------------
+#
+# bench/unwind_bench.c, built against the profiler's objects, in the same run:
+#   1. the unwind tables of every process on this machine: files, rows, kernel memory, build CPU
+#   2. a whole-server sampler for DURATION seconds (cpu, then wall with sched_switch) with
+#      frame-pointer user stacks, then with the DWARF unwinder: BPF ns per event, BPF CPU s,
+#      the collector's CPU (loading tables), frames per stack, share of stacks completed
+# with bench/burn.c on one core and the test workloads deep (a 7-frame stack without frame
+# pointers) and blockers (threads blocked in libc) running. It holds the capture lock, as a
+# capture does, so it never runs beside one.
+unwinder_bench() {
+	local ub=$W/unwind_bench objs out=$W/unwinder.md pids=() p
+	objs=$(find "$OUTPUT/obj" -name '*.o' ! -path '*/daemon/main.o')
+	# shellcheck disable=SC2086
+	cc -O2 -g -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-missing-field-initializers \
+		-I"$repo" -I"$OUTPUT" "$here/unwind_bench.c" $objs -o "$ub" \
+		$(for d in /usr/lib/$(gcc -print-multiarch) /usr/lib64 /usr/lib; do
+			[ -f $d/libbpf.a ] && echo $d/libbpf.a && break; done) \
+		$(pkg-config --libs libelf libdw zlib jansson yaml-0.1 libcurl libmicrohttpd) \
+		-lpthread -lm -lstdc++ || { log "cannot build unwind_bench: skipped"; return 0; }
+	for p in deep blockers; do
+		[ -x "$OUTPUT/workloads/$p" ] || continue
+		"$OUTPUT/workloads/$p" $((3 * DURATION + 30)) >/dev/null 2>&1 &
+		pids+=($!)
+		bg_pids+=($!)
+	done
+	"$W/burn" $((2 * DURATION + 30)) >/dev/null &
+	pids+=($!)
+	bg_pids+=($!)
+	{
+		echo
+		echo "## The DWARF unwinder against the frame-pointer walk"
+		echo
+		echo "Unwind tables of the processes on this machine (as a whole-server capture loads them):"
+		echo
+		"$ub" tables
+		echo
+		echo "Whole-server sampler, $DURATION s each, same run (burn on one core, deep and blockers running):"
+		echo
+		flock -w 300 /run/slideops-profiler.lock "$ub" walk "$DURATION" 2>"$W/unwinder.cpu.log"
+		flock -w 300 /run/slideops-profiler.lock "$ub" walk "$DURATION" wall 2>"$W/unwinder.wall.log" |
+			tail -n +3
+		echo
+		sed 's/^/- /' "$W/unwinder.cpu.log" "$W/unwinder.wall.log"
+	} >"$out"
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	cat "$out" >>"$W/results.md"
+}
+if [ "${UNWINDER:-1}" = 1 ]; then
+	log "unwinder: tables, then frame pointers vs DWARF ($DURATION s each, cpu and wall)"
+	unwinder_bench
+fi
 cat "$W/results.md"

@@ -18,6 +18,10 @@
 const volatile bool filter_tgids = false;	/* sample only tgids in `target_tgids` */
 const volatile bool filter_cgroups = false;	/* sample only cgroup ids in `target_cgroups` */
 const volatile bool user_only = false;
+/* Frame-pointer user stacks (bpf_get_stackid) instead of the DWARF unwinder: for kernels
+ * without bpf_loop (< 5.17; the verifier prunes the branch not taken) and for comparisons
+ * (bench/unwind_bench.c). */
+const volatile bool fp_user_stacks = false;
 
 /* Kernel stacks (frame pointers are fine there). */
 struct {
@@ -122,7 +126,8 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 
-	key.user_stack_id = uw_user_stack_perf(ctx);
+	key.user_stack_id = fp_user_stacks ? bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK)
+					   : uw_user_stack_perf(ctx);
 	if (user_only)
 		key.kern_stack_id = -1;
 	else
@@ -202,7 +207,8 @@ static __always_inline void switch_out(void *ctx, struct prof_off_start *st, boo
 	st->tid = tid;
 	st->cgroup_id = bpf_get_current_cgroup_id();
 	/* prev is current here: its user registers are those it entered the kernel with */
-	st->user_stack_id = uw_user_stack_task();
+	st->user_stack_id = fp_user_stacks ? bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK)
+					   : uw_user_stack_task();
 	st->kern_stack_id = bpf_get_stackid(ctx, &stacks, 0);
 	if (st->user_stack_id == -EEXIST || st->user_stack_id == -ENOMEM ||
 	    st->kern_stack_id == -EEXIST || st->kern_stack_id == -ENOMEM)

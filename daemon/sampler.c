@@ -39,6 +39,7 @@ struct sampler {
 	int cb_err;
 	int delivered;
 	bool offcpu_btf;
+	bool fp_user_stacks;
 };
 
 /*
@@ -74,9 +75,13 @@ static bool probe_tp_btf_sched_switch(void)
  * counted as UW_STAT_NO_PROC): a process first seen by a sample has that one sample, and the
  * ones taken while its tables are built, unwound that way. Failures are not fatal.
  */
-static void load_unwind_tables(struct unwinder *uw, uint32_t tgid)
+static void load_unwind_tables(struct sampler *s, uint32_t tgid)
 {
-	int err = unwinder__add_process(uw, tgid);
+	int err;
+
+	if (s->fp_user_stacks)
+		return;
+	err = unwinder__add_process(s->uw, tgid);
 
 	if (err < 0 && err != -ESRCH)
 		pr_debug_errno(err, "loading the unwind tables of %u", tgid);
@@ -91,7 +96,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(*ev))
 		return 0;
 	s->delivered++;
-	load_unwind_tables(s->uw, ev->tgid);
+	load_unwind_tables(s, ev->tgid);
 	if (!s->on_new_task)
 		return 0;
 	err = s->on_new_task(s->ctx, ev->tgid, ev->cgroup_id);
@@ -112,7 +117,7 @@ static int fill_filters(struct sampler *s, const struct sampler_opts *opts)
 	for (i = 0; i < opts->ntgids; i++) {
 		__u32 tgid = opts->tgids[i];
 
-		load_unwind_tables(s->uw, tgid);
+		load_unwind_tables(s, tgid);
 		if (bpf_map_update_elem(fd, &tgid, &one, BPF_ANY)) {
 			err = -errno;
 			return pr_err_errno(err, "adding tgid %u to the filter", tgid);
@@ -280,6 +285,8 @@ int sampler__new(const struct sampler_opts *opts, struct sampler **out)
 	}
 	s->skel->rodata->filter_tgids = opts->filter_tgids || opts->ntgids > 0;
 	s->skel->rodata->filter_cgroups = opts->ncgroup_ids > 0;
+	s->skel->rodata->fp_user_stacks = opts->fp_user_stacks;
+	s->fp_user_stacks = opts->fp_user_stacks;
 	if (opts->stack_entries) {
 		bpf_map__set_max_entries(s->skel->maps.stacks, opts->stack_entries);
 		bpf_map__set_max_entries(s->skel->maps.uw_stacks, opts->stack_entries);
@@ -383,7 +390,7 @@ int sampler__add_tgid(struct sampler *s, uint32_t tgid)
 	__u8 one = 1;
 
 	/* before the filter admits it, so its samples are unwound with its tables */
-	load_unwind_tables(s->uw, tgid);
+	load_unwind_tables(s, tgid);
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.target_tgids), &tgid, &one, BPF_ANY))
 		return -errno;
 	return 0;
@@ -416,6 +423,13 @@ static int read_stack(int fd, __s32 id, uint64_t *ips, size_t *n)
 	return 0;
 }
 
+static int read_user_stack(struct sampler *s, __s32 id, uint64_t *ips, size_t *n)
+{
+	if (s->fp_user_stacks)
+		return read_stack(bpf_map__fd(s->skel->maps.stacks), id, ips, n);
+	return unwinder__read_stack(s->uw, id, ips, PROF_MAX_STACK_DEPTH, n);
+}
+
 static int drain_offcpu(struct sampler *s, sampler_sample_fn_t fn, void *ctx);
 
 int sampler__drain(struct sampler *s, sampler_sample_fn_t fn, void *ctx)
@@ -442,8 +456,7 @@ int sampler__drain(struct sampler *s, sampler_sample_fn_t fn, void *ctx)
 		smp.cgroup_id = key.cgroup_id;
 		smp.comm = comm;
 		smp.count = val.count;
-		smp.ustack_err = unwinder__read_stack(s->uw, key.user_stack_id, ustack,
-						      PROF_MAX_STACK_DEPTH, &smp.nustack);
+		smp.ustack_err = read_user_stack(s, key.user_stack_id, ustack, &smp.nustack);
 		read_stack(stacks_fd, key.kern_stack_id, kstack, &smp.nkstack);
 		smp.ustack = ustack;
 		smp.kstack = kstack;
@@ -480,8 +493,7 @@ static int drain_offcpu(struct sampler *s, sampler_sample_fn_t fn, void *ctx)
 		smp.count = val.count;
 		smp.offcpu = (int)key.state;
 		smp.offcpu_ns = val.ns;
-		smp.ustack_err = unwinder__read_stack(s->uw, key.user_stack_id, ustack,
-						      PROF_MAX_STACK_DEPTH, &smp.nustack);
+		smp.ustack_err = read_user_stack(s, key.user_stack_id, ustack, &smp.nustack);
 		read_stack(stacks_fd, key.kern_stack_id, kstack, &smp.nkstack);
 		smp.ustack = ustack;
 		smp.kstack = kstack;

@@ -28,6 +28,8 @@ struct sampler_opts {
 	uint32_t stack_entries;		/* stack map size; default PROF_DEFAULT_STACK_ENTRIES */
 	uint32_t count_entries;		/* count map size; default PROF_DEFAULT_COUNT_ENTRIES */
 	bool offcpu;			/* also record off-CPU intervals (sched_switch) */
+	bool fp_user_stacks;		/* user stacks by frame pointer, not the DWARF unwinder
+					 * (kernels without bpf_loop, comparisons) */
 	sampler_task_fn_t on_new_task;	/* may be NULL */
 	void *ctx;
 };
