@@ -769,6 +769,10 @@ static void verification_notes(struct capture *c)
 	if (lost)
 		add_note(r, "%llu samples lost to full maps (%s).", (unsigned long long)lost,
 			 r->stats.lost_detail);
+	/* Stacks the DWARF unwinder could not complete, and why (docs/unwinding.md); below 1% it
+	 * is noise, not worth a note. */
+	if (r->stats.stacks_detail[0] && r->stats.stacks_incomplete_pct >= 1.0)
+		add_note(r, "%s", r->stats.stacks_detail);
 	r->lost = lost;
 }
 

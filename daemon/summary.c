@@ -156,6 +156,11 @@ char *summary_json(const struct capture_opts *o, const struct capture_result *r)
 		return NULL;
 	if (r->nthreads)
 		json_object_set_new(root, "threads", threads_json(r));
+	json_object_set_new(root, "stacks", json_pack("{s:I, s:I, s:f}", "walked",
+						      (json_int_t)r->stats.stacks, "incomplete",
+						      (json_int_t)r->stats.stacks_incomplete,
+						      "incomplete_percent",
+						      round1(r->stats.stacks_incomplete_pct)));
 	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
 	json_decref(root);
 	return text;
