@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * threeway: three named threads, one spinning (spin_forever), one sleeping (nap, 20 ms naps),
- * one blocked on a mutex the main thread holds for the whole run (wait_for_lock).
+ * one blocked on a mutex (wait_for_lock) that the main thread holds all the time but for a
+ * moment every 200 ms.
  * Usage: threeway [SECONDS]
  */
 #include <pthread.h>
@@ -34,8 +35,10 @@ static __attribute__((noinline, noipa)) void nap(void)
 
 static __attribute__((noinline, noipa)) void wait_for_lock(void)
 {
-	pthread_mutex_lock(&lock);
-	pthread_mutex_unlock(&lock);
+	for (;;) {
+		pthread_mutex_lock(&lock);
+		pthread_mutex_unlock(&lock);
+	}
 }
 
 static void *run(void *arg)
@@ -62,6 +65,16 @@ int main(int argc, char **argv)
 	if (pthread_create(&t[0], NULL, run, spinner) || pthread_create(&t[1], NULL, run, sleeper) ||
 	    pthread_create(&t[2], NULL, run, blocked))
 		return 1;
-	sleep(secs);
+	{
+		struct timespec hold = { 0, 200 * 1000 * 1000 }, gap = { 0, 100 * 1000 };
+		time_t end = time(NULL) + secs;
+
+		while (time(NULL) < end) {
+			nanosleep(&hold, NULL);
+			pthread_mutex_unlock(&lock);
+			nanosleep(&gap, NULL);
+			pthread_mutex_lock(&lock);
+		}
+	}
 	return 0;
 }
