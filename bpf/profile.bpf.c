@@ -276,7 +276,11 @@ SEC("raw_tp/sched_switch")
 int on_switch_raw(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
-	__u64 prev = (__u64)bpf_get_current_task(), next = ctx->args[2];
+	/* ctx->args[i] of vmlinux.h's struct would be a CO-RE relocation, and one relocation in the
+	 * object makes libbpf parse the kernel's BTF at every load (docs/design/collectors.md):
+	 * the raw tracepoint's arguments are a plain array of u64. */
+	const __u64 *args = (const __u64 *)ctx;
+	__u64 prev = (__u64)bpf_get_current_task(), next = args[2];
 	__u32 tgid = id >> 32, tid = (__u32)id;
 	struct prof_off_start *st, zero = {};
 
@@ -285,7 +289,7 @@ int on_switch_raw(struct bpf_raw_tracepoint_args *ctx)
 			bpf_map_update_elem(&off_start_ptr, &prev, &zero, BPF_ANY);
 		st = bpf_map_lookup_elem(&off_start_ptr, &prev);
 		if (st)
-			switch_out(ctx, st, ctx->args[0], ctx->args[3], now, tgid, tid);
+			switch_out(ctx, st, args[0], args[3], now, tgid, tid);
 	}
 	st = bpf_map_lookup_elem(&off_start_ptr, &next);
 	if (st)

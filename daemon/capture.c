@@ -383,6 +383,7 @@ static int user_frame(struct capture *c, uint32_t tgid, uint64_t ip)
 		fi.build_id = sf.build_id;
 		fi.address = sf.dso_addr;
 		fi.unnamed_stripped = !sf.name && sf.stripped;
+		fi.lang = sf.go ? PROF_LANG_GO : PROF_LANG_NATIVE;
 	} else {
 		fi.mapping = "[unknown]";
 		fi.address = ip;

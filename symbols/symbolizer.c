@@ -14,6 +14,7 @@
 #include "daemon/fileio.h"
 #include "daemon/log.h"
 #include "symbols/elf_symtab.h"
+#include "symbols/gopclntab.h"
 #include "symbols/kallsyms.h"
 #include "symbols/procmaps.h"
 
@@ -61,6 +62,7 @@ struct dso_alias;
 /* One ELF file's symbols, shared by every mapping of it. */
 struct dso {
 	struct elf_symtab *st;		/* NULL: not a readable ELF (a cached negative answer) */
+	struct gopclntab *go;		/* Go binaries: names and file:line from .gopclntab */
 	const char *build_id;		/* borrowed from st, or NULL */
 	int refcnt;			/* mappings of process snapshots using it */
 	bool in_bid_hash;
@@ -211,6 +213,7 @@ static void dso_evict(struct symbolizer *s, struct dso *d)
 	dso_unhash_bid(s, d);
 	list_del(&d->lru);
 	elf_symtab__free(d->st);
+	gopclntab__free(d->go);
 	free(d);
 	s->stats.dsos--;
 }
@@ -305,11 +308,53 @@ static int open_mapped_file(struct symbolizer *s, int tgid, const struct procmap
 	return fd;
 }
 
+/* ---- Go: names, file:line and inlined frames from .gopclntab ---- */
+
+/*
+ * The pc-line table of the ELF on @fd if it is a Go binary (stripped or not), else NULL.
+ * Without section headers the segments are scanned for it only when the Go build id note
+ * says it is there.
+ */
+static struct gopclntab *go_load(int fd, const struct elf_symtab *st, int tgid, const char *path)
+{
+	struct gopclntab_opts opts = { .scan = elf_symtab__go_build_id(st) != NULL };
+	struct gopclntab *go = NULL;
+	int err;
+
+	err = gopclntab__from_fd(fd, &opts, &go);
+	if (err && err != -ENOENT)
+		pr_debug_errno(err, "symbolizer: .gopclntab tgid=%d path=%s", tgid, path);
+	return err ? NULL : go;
+}
+
+/*
+ * Names @vaddr of Go binary @go into @out[0..max) from @base (the mapping's frame): innermost
+ * first, the physical function last. Returns the count, or 0 if @vaddr is in no Go function
+ * (cgo's C code: then .symtab names it).
+ */
+static size_t go_frames(const struct gopclntab *go, uint64_t vaddr, const struct sym_frame *base,
+			struct sym_frame *out, size_t max)
+{
+	struct go_frame gf[GOPCLNTAB_MAX_DEPTH];
+	int n, i;
+
+	n = gopclntab__lookup(go, vaddr, gf, max < GOPCLNTAB_MAX_DEPTH ? max : GOPCLNTAB_MAX_DEPTH);
+	for (i = 0; i < n; i++) {
+		out[i] = *base;
+		out[i].name = gf[i].name;
+		out[i].file = gf[i].file;
+		out[i].line = gf[i].line;
+		out[i].go = true;
+	}
+	return n > 0 ? (size_t)n : 0;
+}
+
 /* Returns a referenced DSO for file mapping @e, or NULL if it cannot be read. */
 static struct dso *dso_for_file(struct symbolizer *s, int tgid, const struct procmaps_entry *e)
 {
 	uint64_t dev = (uint64_t)e->dev_major << 32 | e->dev_minor;
 	struct elf_symtab *st = NULL;
+	struct gopclntab *go = NULL;
 	struct dso *d, *poorer = NULL;
 	struct elf_ident id;
 	int fd, err;
@@ -341,6 +386,8 @@ static struct dso *dso_for_file(struct symbolizer *s, int tgid, const struct pro
 		}
 	}
 	err = elf_symtab__from_fd(fd, NULL, &st);
+	if (!err)
+		go = go_load(fd, st, tgid, e->path);
 	close(fd);
 	if (err == -ENOMEM)
 		return NULL;
@@ -351,8 +398,11 @@ static struct dso *dso_for_file(struct symbolizer *s, int tgid, const struct pro
 		dso_unhash_bid(s, poorer);
 	/* A failed parse is cached too (st NULL): the file will not be read again. */
 	d = dso_insert(s, err ? NULL : st);
-	if (!d)
+	if (!d) {
+		gopclntab__free(go);
 		return NULL;
+	}
+	d->go = go;
 	if (dso_add_alias(s, d, dev, e->inode)) {
 		dso_evict(s, d);
 		return NULL;
@@ -554,17 +604,18 @@ static struct proc *proc_find(struct symbolizer *s, int tgid)
 	return *proc_slot(s, tgid);
 }
 
-int symbolizer__user(struct symbolizer *s, int tgid, uint64_t ip, struct sym_frame *out)
+int symbolizer__user_inline(struct symbolizer *s, int tgid, uint64_t ip, struct sym_frame *out,
+			    size_t max)
 {
 	struct sym_frame f = { 0 };
-	size_t lo = 0, hi, mid;
+	size_t lo = 0, hi, mid, n;
 	const struct pmap *m;
 	struct elf_symtab *st;
 	uint64_t off, vaddr;
 	struct proc *p;
 	int err;
 
-	if (!s || !out || tgid <= 0)
+	if (!s || !out || !max || tgid <= 0)
 		return -EINVAL;
 	p = proc_find(s, tgid);
 	if (!p) {
@@ -601,11 +652,22 @@ int symbolizer__user(struct symbolizer *s, int tgid, uint64_t ip, struct sym_fra
 		f.stripped = elf_symtab__stripped(st) && !m->vdso;
 		if (!elf_symtab__file_to_vaddr(st, off, &vaddr)) {
 			f.dso_addr = vaddr;
+			n = m->dso->go ? go_frames(m->dso->go, vaddr, &f, out, max) : 0;
+			if (n)
+				return (int)n;
 			f.name = elf_symtab__lookup(st, vaddr, NULL);
 		}
 	}
 	*out = f;
-	return 0;
+	return 1;
+}
+
+/* With room for one frame, the inlined ones are left out: the physical function remains. */
+int symbolizer__user(struct symbolizer *s, int tgid, uint64_t ip, struct sym_frame *out)
+{
+	int n = symbolizer__user_inline(s, tgid, ip, out, 1);
+
+	return n < 0 ? n : 0;
 }
 
 /* ---- kernel ---- */

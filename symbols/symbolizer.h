@@ -5,8 +5,9 @@
  * A process is snapshotted (its /proc/PID/maps, and each mapped ELF's symbols read through
  * /proc/PID/map_files or /proc/PID/root, never following a link out of it) when it is first
  * seen, so it is still named after it exits. ELF symbol tables are shared between processes and
- * cached by build id (else device+inode), bounded with LRU eviction. Kernel addresses are named
- * from /proc/kallsyms. Not thread-safe.
+ * cached by build id (else device+inode), bounded with LRU eviction. Go binaries, stripped or
+ * not, are named from their .gopclntab (function, file:line, inlined frames; see gopclntab.h).
+ * Kernel addresses are named from /proc/kallsyms. Not thread-safe.
  */
 #ifndef SLIDEOPS_SYMBOLIZER_H
 #define SLIDEOPS_SYMBOLIZER_H
@@ -27,6 +28,8 @@ struct sym_frame {
 				 * only, or none); false for anything not read as an ELF file
 				 * (anon, [vdso], unreadable or deleted files) */
 	bool kernel;
+	bool go;		/* Go code: name and file:line from the binary's .gopclntab
+				 * (even when stripped); the frame's language is Go */
 };
 
 struct symbolizer_opts {
@@ -54,6 +57,17 @@ int symbolizer__add_process(struct symbolizer *s, int tgid);
  * symbolizer__add_process(), symbolizer__user() (which may snapshot and evict) or __free().
  */
 int symbolizer__user(struct symbolizer *s, int tgid, uint64_t ip, struct sym_frame *out);
+
+/*
+ * Like symbolizer__user(), with the frames inlined at @ip (Go code, from its inline trees;
+ * other code has one frame): writes up to @max frames, innermost first; out[n - 1] is the
+ * function holding @ip, the frame symbolizer__user() returns, and each earlier one is inlined
+ * into the next, at the file:line the next one shows. When the inlining is deeper than @max,
+ * the outermost inlined frames are dropped. Returns n >= 1, or the errors of
+ * symbolizer__user() (and -EINVAL for @max 0). Same lifetime of the strings.
+ */
+int symbolizer__user_inline(struct symbolizer *s, int tgid, uint64_t ip, struct sym_frame *out,
+			    size_t max);
 
 /* Names kernel address @ip from /proc/kallsyms (loaded once). Returns 0 or -ENOENT. */
 int symbolizer__kernel(struct symbolizer *s, uint64_t ip, struct sym_frame *out);

@@ -92,6 +92,7 @@ static int setup_fixture(void **state UNUSED)
 	copy_file(FIXTURES "lib.so", "lib/libfx-dbg.so");
 	copy_file(FIXTURES "lib.so", "lib/libfx-copy.so");
 	copy_file(FIXTURES "fixture.c", "bin/notelf");
+	copy_file("tests/fixtures/go/hot-stripped", "bin/hot");
 	if (!realpath(FIXTURES "lib.so", real))
 		return -1;
 	snprintf(link, sizeof(link), "%s/root/lib/escape.so", tmpdir);
@@ -137,6 +138,11 @@ static int setup_fixture(void **state UNUSED)
 		 (unsigned long)lib2);
 	write_maps(500, buf);
 	write_maps(600, "");
+	snprintf(buf, sizeof(buf),
+		 "00400000-00461000 r-xp 00000000 fe:00 %lu /bin/hot\n"
+		 "00461000-004d2000 r--p 00061000 fe:00 %lu /bin/hot\n",
+		 (unsigned long)inode_of("bin/hot", true), (unsigned long)inode_of("bin/hot", true));
+	write_maps(800, buf);
 	return 0;
 }
 
@@ -377,6 +383,49 @@ static void test_exited(void **state UNUSED)
 	symbolizer__free(NULL);
 }
 
+/*
+ * A stripped Go binary (tests/fixtures/go, -ldflags='-s -w') is named from its .gopclntab:
+ * function, file:line and the frames inlined at the pc (addresses and lines: layout.txt).
+ */
+static void test_go(void **state UNUSED)
+{
+	struct symbolizer_opts opts = { .proc_root = tmpdir };
+	struct sym_frame f[4];
+	struct symbolizer *s;
+
+	assert_int_equal(symbolizer__new(&opts, &s), 0);
+	/* main.hot at hot.go:23, where main.mid and main.leaf are inlined. */
+	assert_int_equal(symbolizer__user(s, 800, 0x46060a, &f[0]), 0);
+	assert_string_equal(f[0].name, "main.hot");
+	assert_string_equal(f[0].file, "gofixture/hot.go");
+	assert_int_equal(f[0].line, 23);
+	assert_true(f[0].go);
+	assert_true(f[0].stripped);
+	assert_string_equal(f[0].dso, "/bin/hot");
+	assert_int_equal(f[0].dso_addr, 0x46060a);
+	assert_int_equal(symbolizer__user_inline(s, 800, 0x46060a, f, 4), 3);
+	assert_string_equal(f[0].name, "main.leaf");
+	assert_int_equal(f[0].line, 12);
+	assert_string_equal(f[1].name, "main.mid");
+	assert_int_equal(f[1].line, 16);
+	assert_string_equal(f[2].name, "main.hot");
+	assert_int_equal(f[2].line, 23);
+	assert_true(f[0].go && f[1].go && f[2].go);
+	assert_string_equal(f[0].dso, "/bin/hot");
+	assert_int_equal(symbolizer__user_inline(s, 800, 0x46060a, f, 1), 1);
+	assert_string_equal(f[0].name, "main.hot");
+	assert_int_equal(symbolizer__user_inline(s, 800, 0x46060a, f, 0), -EINVAL);
+	/* main.main, not inlined; then a C binary's frame is not Go. */
+	assert_int_equal(symbolizer__user_inline(s, 800, 0x460654, f, 4), 1);
+	assert_string_equal(f[0].name, "main.main");
+	assert_int_equal(f[0].line, 29);
+	assert_int_equal(symbolizer__user_inline(s, 100, 0x401005, f, 4), 1);
+	assert_string_equal(f[0].name, "fx_local");
+	assert_false(f[0].go);
+	assert_null(f[0].file);
+	symbolizer__free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -385,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_kernel),
 		cmocka_unit_test(test_self),
 		cmocka_unit_test(test_exited),
+		cmocka_unit_test(test_go),
 	};
 
 	return cmocka_run_group_tests(tests, setup_fixture, teardown_fixture);
