@@ -15,6 +15,7 @@
 #include "daemon/capture.h"
 #include "daemon/check.h"
 #include "daemon/config.h"
+#include "daemon/daemon.h"
 #include "daemon/service_rules.h"
 #include "daemon/log.h"
 #include "daemon/question.h"
@@ -31,6 +32,7 @@ static const char usage_text[] =
 	"  " PROG " check   [TARGET] [--json]\n"
 	"  " PROG " plan    [TARGET] --question Q [--duration S]\n"
 	"  " PROG " capture [TARGET] --question Q [--duration S] [--out DIR] [--json]\n"
+	"  " PROG " daemon  [--config FILE]   (DaemonSet mode; docs/daemon.md)\n"
 	"  " PROG " version\n"
 	"Options for all: --config FILE (default " CONFIG_DEFAULT_PATH " when present)\n"
 	"TARGET: --server (default) | --service NAME | --pid PID (repeatable) | --unit NAME |\n"
@@ -330,6 +332,37 @@ static int cmd_capture(struct cli_args *a)
 	return EXIT_SUCCESS;
 }
 
+/* `daemon [--config FILE]`: the DaemonSet mode; its config is required (default path). */
+static int cmd_daemon(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	const char *config = CONFIG_DEFAULT_PATH;
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'C':
+			config = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return EXIT_SUCCESS;
+		default:
+			return fail(CLI_EXIT_USAGE, "daemon takes only --config FILE, not '%s'",
+				    argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return fail(CLI_EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+	return daemon_main(config);
+}
+
 /* The config's Service match rules name Services on plain servers (docs/config.md). */
 static int load_config(struct cli_args *a)
 {
@@ -370,6 +403,8 @@ int cli_main(int argc, char **argv)
 		printf(PROG " " VERSION "\n");
 		return EXIT_SUCCESS;
 	}
+	if (!strcmp(cmd, "daemon"))
+		return cmd_daemon(argc - 1, argv + 1);
 	gmtime_r(&now, &tm);
 	strftime(a.out_default, sizeof(a.out_default), "slideops-profile-%Y%m%d-%H%M%S", &tm);
 	ret = parse_args(argc - 1, argv + 1, &a);

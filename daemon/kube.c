@@ -295,16 +295,20 @@ static int curl_errno(CURLcode rc)
 struct sink {
 	char *buf;
 	size_t len;
+	size_t max;		/* 0: ERROR_BODY_MAX */
+	bool truncated;		/* more than @max bytes came */
 };
 
 static size_t sink_write(char *p, size_t sz, size_t nm, void *ud)
 {
 	struct sink *s = ud;
-	size_t n = sz * nm, take = n;
+	size_t n = sz * nm, take = n, max = s->max ? s->max : ERROR_BODY_MAX;
 	char *b;
 
-	if (take > ERROR_BODY_MAX - s->len)
-		take = ERROR_BODY_MAX - s->len; /* the rest is dropped, the transfer goes on */
+	if (take > max - s->len) {
+		take = max - s->len; /* the rest is dropped, the transfer goes on */
+		s->truncated = true;
+	}
 	if (take) {
 		b = realloc(s->buf, s->len + take + 1);
 		if (!b)
@@ -327,12 +331,15 @@ static void status_message(const char *body, size_t len, char *out, size_t size)
 	json_decref(root);
 }
 
-/* One blocking request (patch, event) on its own handle. */
+/*
+ * One blocking request (patch, event, get) on its own handle; @body NULL sends none. With
+ * @resp, the response body (at most resp->max bytes) is left there for the caller to free.
+ */
 static int do_request(struct kube *k, const char *method, const char *path, const char *ctype,
-		      const char *body)
+		      const char *body, struct sink *resp)
 {
 	struct curl_slist *hdrs = NULL;
-	struct sink s = {};
+	struct sink s = { .max = resp ? resp->max : 0 };
 	char *url = NULL, msg[256];
 	long code = 0;
 	CURLcode rc;
@@ -350,8 +357,10 @@ static int do_request(struct kube *k, const char *method, const char *path, cons
 	if (err)
 		goto out;
 	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+	if (body) {
+		curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+	}
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sink_write);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
 	rc = curl_easy_perform(h);
@@ -369,6 +378,10 @@ static int do_request(struct kube *k, const char *method, const char *path, cons
 out:
 	curl_slist_free_all(hdrs);
 	curl_easy_cleanup(h);
+	if (resp && !err) {
+		*resp = s;
+		s.buf = NULL;
+	}
 	free(s.buf);
 	free(url);
 	return err;
@@ -416,7 +429,7 @@ int kube__patch_pod_annotations(struct kube *k, const char *ns, const char *name
 	if (!body)
 		return err;
 	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", ns, name);
-	err = do_request(k, "PATCH", path, "application/merge-patch+json", body);
+	err = do_request(k, "PATCH", path, "application/merge-patch+json", body, NULL);
 	free(body);
 	return err;
 }
@@ -432,8 +445,54 @@ int kube__patch_node_annotations(struct kube *k, const char *annotations_json)
 	if (!body)
 		return err;
 	snprintf(path, sizeof(path), "/api/v1/nodes/%s", k->node);
-	err = do_request(k, "PATCH", path, "application/merge-patch+json", body);
+	err = do_request(k, "PATCH", path, "application/merge-patch+json", body, NULL);
 	free(body);
+	return err;
+}
+
+int kube__get_annotation(struct kube *k, enum kube_kind kind, const char *ns, const char *name,
+			 const char *key, char *buf, size_t size)
+{
+	struct sink s = { .max = KUBE_MAX_EVENT_BYTES };
+	json_t *root, *v;
+	char path[512];
+	size_t len;
+	int err;
+
+	if (!k || !key || !buf || !size)
+		return -EINVAL;
+	if (kind == KUBE_KIND_POD) {
+		if (!is_dns_name(ns, 63, false) || !is_dns_name(name, 253, true))
+			return -EINVAL;
+		snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", ns, name);
+	} else if (kind == KUBE_KIND_NODE) {
+		snprintf(path, sizeof(path), "/api/v1/nodes/%s", k->node);
+	} else {
+		return -EINVAL;
+	}
+	err = do_request(k, "GET", path, NULL, NULL, &s);
+	if (err)
+		return err;
+	root = s.truncated ? NULL : json_loadb(s.buf ? s.buf : "", s.len, 0, NULL);
+	free(s.buf);
+	if (!json_is_object(root)) {
+		json_decref(root);
+		return -EIO;
+	}
+	v = json_object_get(json_object_get(json_object_get(root, "metadata"), "annotations"),
+			    key);
+	if (!json_is_string(v)) {
+		err = -ENODATA;
+	} else {
+		len = json_string_length(v);
+		if (len >= size || memchr(json_string_value(v), '\0', len)) {
+			err = -EOVERFLOW;
+		} else {
+			memcpy(buf, json_string_value(v), len + 1);
+			err = 0;
+		}
+	}
+	json_decref(root);
 	return err;
 }
 
@@ -493,7 +552,7 @@ int kube__create_event(struct kube *k, const struct kube_event_spec *e)
 	if (!body)
 		return -ENOMEM;
 	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/events", ns);
-	err = do_request(k, "POST", path, "application/json", body);
+	err = do_request(k, "POST", path, "application/json", body, NULL);
 	free(body);
 	return err;
 }

@@ -149,6 +149,18 @@ int kube__patch_pod_annotations(struct kube *k, const char *ns, const char *name
 				const char *annotations_json);
 int kube__patch_node_annotations(struct kube *k, const char *annotations_json);
 
+/*
+ * Reads the annotation @key of the pod @ns/@name (@kind KUBE_KIND_POD) or of this node
+ * (KUBE_KIND_NODE; @ns and @name ignored) from the API server now (GET, not the table, which
+ * may lag behind this agent's own patches), into @buf (@size bytes). The daemon reads the
+ * capture-status annotation this way before it acts on a request (exactly once across
+ * restarts). Blocking (at most 30 s); thread-safe. Returns 0; -ENODATA when the object has no
+ * such annotation; -EOVERFLOW when the value does not fit @buf; -EIO for a response that is
+ * not an object; otherwise as kube__patch_pod_annotations().
+ */
+int kube__get_annotation(struct kube *k, enum kube_kind kind, const char *ns, const char *name,
+			 const char *key, char *buf, size_t size);
+
 /* A core/v1 Event about a pod or this node. */
 struct kube_event_spec {
 	enum kube_kind kind;

@@ -384,7 +384,8 @@ static int table_build(struct unwinder *uw, int fd, const struct stat *sb, struc
 	t->ino = sb->st_ino;
 	t->size = sb->st_size;
 	t->mtime_ns = (int64_t)sb->st_mtim.tv_sec * 1000000000 + sb->st_mtim.tv_nsec;
-	memcpy(t->build_id, bid, bid_len);
+	if (bid_len)	/* bid is NULL for a file without a build id */
+		memcpy(t->build_id, bid, bid_len);
 	t->build_id_len = bid_len;
 	read_exec_segments(ef, t);
 
