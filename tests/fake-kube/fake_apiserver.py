@@ -7,7 +7,7 @@
 It serves what the real API server serves for the core/v1 objects the agent and kubectl use,
 in the same shapes (checked against kubectl v1.32 with -v=8):
 
-  discovery   GET /version, /api (APIVersions), /apis (APIGroupList, no groups), /api/v1
+  discovery   GET /version, /api (APIVersions), /apis (APIGroupList: apps, rbac), /api/v1
               (APIResourceList: pods, pods/status, nodes, nodes/status, events, namespaces with
               their verbs and namespaced flags). kubectl 1.32 first asks for aggregated discovery
               (Accept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,...);
@@ -18,7 +18,20 @@ in the same shapes (checked against kubectl v1.32 with -v=8):
               metadata.name, ...; "=", "==", "!="), labelSelector (k=v, k!=v, k, !k).
   nodes       list/get/watch, the three patch types.
   events      list/get/watch (cluster-wide and per namespace), create (POST).
-  namespaces  list/get (every namespace that holds an object, plus default and kube-system).
+  namespaces  list/get (those created, every namespace that holds an object, plus default and
+              kube-system).
+  apply       what `kubectl apply -f manifests/` needs (client-side apply, checked with -v=8):
+              /apis lists apps/v1 (daemonsets) and rbac.authorization.k8s.io/v1 (clusterroles,
+              clusterrolebindings); /api/v1 also has serviceaccounts and configmaps; all of them
+              get (404 when missing), list, create (POST, 409 when present), the three patch
+              types, delete. /openapi/v3 and its per-group-version documents carry only each
+              PATCH operation with the fieldValidation parameter, so kubectl sends
+              fieldValidation=Strict instead of downloading /openapi/v2 (404 here) for
+              client-side validation, and computes its strategic merge patch from its compiled-in
+              types. A re-apply of unchanged manifests sends no write at all ("unchanged").
+  namespaces  also create (POST): kubectl apply GETs the namespace before creating an object
+              in it. Request bodies are JSON only: protobuf (what `kubectl create namespace`
+              sends) gets 415; `kubectl apply` of a Namespace sends JSON.
   tables      a request that accepts as=Table (kubectl get without -o) gets a meta.k8s.io/v1
               Table with the columns kubectl prints for that resource.
 
@@ -81,11 +94,38 @@ RESOURCES = [
     {"name": "events", "singularName": "event", "namespaced": True, "kind": "Event",
      "verbs": VERBS_RW, "shortNames": ["ev"]},
     {"name": "namespaces", "singularName": "namespace", "namespaced": False,
-     "kind": "Namespace", "verbs": ["get", "list", "watch"], "shortNames": ["ns"]},
+     "kind": "Namespace", "verbs": ["create", "get", "list", "watch"], "shortNames": ["ns"]},
+    {"name": "serviceaccounts", "singularName": "serviceaccount", "namespaced": True,
+     "kind": "ServiceAccount", "verbs": VERBS_RW, "shortNames": ["sa"]},
+    {"name": "configmaps", "singularName": "configmap", "namespaced": True,
+     "kind": "ConfigMap", "verbs": VERBS_RW, "shortNames": ["cm"]},
 ]
 
-KINDS = {"pods": "Pod", "nodes": "Node", "events": "Event", "namespaces": "Namespace"}
-NAMESPACED = {"pods": True, "nodes": False, "events": True, "namespaces": False}
+# The API groups besides core/v1 (kubectl apply -f manifests/ needs these): group -> (version,
+# resources).
+GROUPS = {
+    "apps": ("v1", [
+        {"name": "daemonsets", "singularName": "daemonset", "namespaced": True,
+         "kind": "DaemonSet", "verbs": VERBS_RW, "shortNames": ["ds"], "categories": ["all"]},
+        {"name": "daemonsets/status", "singularName": "", "namespaced": True,
+         "kind": "DaemonSet", "verbs": ["get", "patch", "update"]},
+    ]),
+    "rbac.authorization.k8s.io": ("v1", [
+        {"name": "clusterroles", "singularName": "clusterrole", "namespaced": False,
+         "kind": "ClusterRole", "verbs": VERBS_RW},
+        {"name": "clusterrolebindings", "singularName": "clusterrolebinding",
+         "namespaced": False, "kind": "ClusterRoleBinding", "verbs": VERBS_RW},
+    ]),
+}
+
+# resource -> its kind, whether it is namespaced, its apiVersion ("v1" or "group/version").
+KINDS, NAMESPACED, API_VERSION = {}, {}, {}
+for _gv, _rs in [("v1", RESOURCES)] + [("%s/%s" % (g, v), rs) for g, (v, rs) in GROUPS.items()]:
+    for _r in _rs:
+        if "/" not in _r["name"]:
+            KINDS[_r["name"]] = _r["kind"]
+            NAMESPACED[_r["name"]] = _r["namespaced"]
+            API_VERSION[_r["name"]] = _gv
 
 
 def status_obj(code, reason, message, details=None):
@@ -339,7 +379,7 @@ class Store:
             md.setdefault("creationTimestamp",
                           (old or {}).get("metadata", {}).get("creationTimestamp") or now())
             md["resourceVersion"] = str(self.rv)
-            obj.setdefault("apiVersion", "v1")
+            obj.setdefault("apiVersion", API_VERSION[resource])
             obj["kind"] = KINDS[resource]
             self.objects[key] = obj
             self._record(resource, "MODIFIED" if old else "ADDED", obj)
@@ -409,11 +449,18 @@ class Store:
             return items, str(self.rv)
 
     def namespaces(self):
+        """The namespaces created (POST /api/v1/namespaces), and a synthetic one for default,
+        kube-system and every other namespace that holds an object."""
         with self.lock:
+            made = {n: copy.deepcopy(o) for (r, _, n), o in self.objects.items()
+                    if r == "namespaces"}
             names = {"default", "kube-system"} | {n for (_, n, _) in self.objects if n}
-        return [{"apiVersion": "v1", "kind": "Namespace",
-                 "metadata": {"name": n, "uid": "ns-" + n, "resourceVersion": "1"},
-                 "status": {"phase": "Active"}} for n in sorted(names)]
+        out = dict(made)
+        for n in names - set(made):
+            out[n] = {"apiVersion": "v1", "kind": "Namespace",
+                      "metadata": {"name": n, "uid": "ns-" + n, "resourceVersion": "1"},
+                      "status": {"phase": "Active"}}
+        return [out[n] for n in sorted(out)]
 
     def compact(self):
         with self.lock:
@@ -520,10 +567,47 @@ def paginate(items, rv, q):
     return items[start:end], meta
 
 
+# --- OpenAPI v3 -----------------------------------------------------------------------------
+
+def openapi_v3(gvpath):
+    """The OpenAPI v3 document of one group version ("api/v1", "apis/apps/v1"), reduced to what
+    kubectl reads from it: each resource's PATCH operation with its x-kubernetes-group-version-kind
+    and the fieldValidation query parameter (kubectl's query-param verifier looks for it; found,
+    kubectl sends fieldValidation=Strict and skips client-side schema validation). There are no
+    schemas: kubectl apply then computes its strategic merge patch from its compiled-in types."""
+    if gvpath == "api/v1":
+        group, version, resources = "", "v1", RESOURCES
+    else:
+        parts = gvpath.split("/")
+        if len(parts) != 3 or parts[0] != "apis" or \
+                GROUPS.get(parts[1], ("",))[0] != parts[2]:
+            raise HTTPError(404, "NotFound", "the server could not find the requested resource")
+        group, version, resources = parts[1], parts[2], GROUPS[parts[1]][1]
+    params = [{"name": "fieldValidation", "in": "query", "schema": {"type": "string"},
+               "uniqueItems": True},
+              {"name": "fieldManager", "in": "query", "schema": {"type": "string"},
+               "uniqueItems": True}]
+    paths = {}
+    for r in resources:
+        if "/" in r["name"]:
+            continue
+        base = "/" + gvpath + ("/namespaces/{namespace}" if r["namespaced"] else "")
+        gvk = {"group": group, "version": version, "kind": r["kind"]}
+        paths["%s/%s/{name}" % (base, r["name"])] = {
+            "get": {"x-kubernetes-group-version-kind": gvk, "x-kubernetes-action": "get"},
+            "patch": {"x-kubernetes-group-version-kind": gvk, "x-kubernetes-action": "patch",
+                      "parameters": params}}
+        paths["%s/%s" % (base, r["name"])] = {
+            "post": {"x-kubernetes-group-version-kind": gvk, "x-kubernetes-action": "post",
+                     "parameters": params}}
+    return {"openapi": "3.0.0", "info": {"title": "Kubernetes", "version": "v1.32.0-fake"},
+            "paths": paths, "components": {"schemas": {}}}
+
+
 # --- HTTP ----------------------------------------------------------------------------------
 
-# /api/v1[/namespaces/NS]/RESOURCE[/NAME[/SUB]]
-PATH_RE = re.compile(r"^/api/v1(?:/namespaces/([^/]+))?/(pods|nodes|events|namespaces)"
+# /api/v1[/namespaces/NS]/RESOURCE[/NAME[/SUB]], /apis/GROUP/VERSION[/namespaces/NS]/RESOURCE...
+PATH_RE = re.compile(r"^/(?:api/v1|apis/([^/]+)/([^/]+))(?:/namespaces/([^/]+))?/([a-z]+)"
                      r"(?:/([^/]+))?(?:/(status))?/?$")
 
 
@@ -556,6 +640,12 @@ class Handler(BaseHTTPRequestHandler):
         n = int(self.headers.get("Content-Length") or 0)
         if n > 16 << 20:
             raise HTTPError(413, "RequestEntityTooLarge", "request body too large")
+        ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip()
+        if ctype == "application/vnd.kubernetes.protobuf":
+            # JSON only here (kubectl create sends protobuf for built-in kinds).
+            self.rfile.read(n)
+            raise HTTPError(415, "UnsupportedMediaType", "the body of the request was in an "
+                            "unknown format - accepted media types include: application/json")
         return self.rfile.read(n) if n else b""
 
     def handle_any(self, method):
@@ -645,14 +735,32 @@ class Handler(BaseHTTPRequestHandler):
                                         "serverAddressByClientCIDRs": [
                                             {"clientCIDR": "0.0.0.0/0", "serverAddress": host}]})
         if path in ("/apis", "/apis/") and method == "GET":
-            return self.send_json(200, {"kind": "APIGroupList", "apiVersion": "v1", "groups": []})
+            groups = [{"name": g, "versions": [{"groupVersion": "%s/%s" % (g, v), "version": v}],
+                       "preferredVersion": {"groupVersion": "%s/%s" % (g, v), "version": v}}
+                      for g, (v, _) in sorted(GROUPS.items())]
+            return self.send_json(200, {"kind": "APIGroupList", "apiVersion": "v1",
+                                        "groups": groups})
+        if path == "/openapi/v3" and method == "GET":
+            return self.send_json(200, {"paths": {
+                gv: {"serverRelativeURL": "/openapi/v3/%s?hash=fake" % gv}
+                for gv in ["api/v1"] + ["apis/%s/%s" % (g, v) for g, (v, _) in GROUPS.items()]}})
+        if path.startswith("/openapi/v3/") and method == "GET":
+            return self.send_json(200, openapi_v3(path[len("/openapi/v3/"):]))
+        gm = re.fullmatch(r"/apis/([^/]+)/([^/]+)/?", path)
+        if gm and method == "GET" and GROUPS.get(gm.group(1), ("",))[0] == gm.group(2):
+            return self.send_json(200, {"kind": "APIResourceList", "apiVersion": "v1",
+                                        "groupVersion": "%s/%s" % gm.groups(),
+                                        "resources": GROUPS[gm.group(1)][1]})
         if path in ("/api/v1", "/api/v1/") and method == "GET":
             return self.send_json(200, {"kind": "APIResourceList", "groupVersion": "v1",
                                         "resources": RESOURCES})
         m = PATH_RE.match(path)
         if not m:
             raise HTTPError(404, "NotFound", "the server could not find the requested resource")
-        ns, resource, name, sub = m.groups()
+        group, version, ns, resource, name, sub = m.groups()
+        gv = "v1" if group is None else "%s/%s" % (group, version)
+        if API_VERSION.get(resource) != gv:
+            raise HTTPError(404, "NotFound", "the server could not find the requested resource")
         if ns is not None and not NAMESPACED[resource]:
             raise HTTPError(404, "NotFound", "the server could not find the requested resource")
         if NAMESPACED[resource] and name is not None and ns is None:
@@ -662,8 +770,23 @@ class Handler(BaseHTTPRequestHandler):
         key_ns = ns if NAMESPACED[resource] else ""
 
         if resource == "namespaces":
+            if method == "POST" and name is None:
+                try:
+                    obj = json.loads(self.body())
+                except ValueError as e:
+                    raise HTTPError(400, "BadRequest", "invalid body: %s" % e)
+                if not isinstance(obj, dict):
+                    raise HTTPError(400, "BadRequest", "body is not an object")
+                n = (obj.get("metadata") or {}).get("name")
+                if n and any(o["metadata"]["name"] == n for o in self.store.namespaces()):
+                    raise HTTPError(409, "AlreadyExists", 'namespaces "%s" already exists' % n,
+                                    {"name": n, "kind": "namespaces"})
+                obj.setdefault("spec", {"finalizers": ["kubernetes"]})
+                obj["status"] = {"phase": "Active"}
+                return self.send_json(201, self.store.put("namespaces", obj, create_only=True))
             if method != "GET":
-                raise HTTPError(405, "MethodNotAllowed", "namespaces are read-only here")
+                raise HTTPError(405, "MethodNotAllowed", "namespaces can only be created and "
+                                "read here")
             items = self.store.namespaces()
             if name:
                 for n in items:
@@ -686,7 +809,8 @@ class Handler(BaseHTTPRequestHandler):
                              q.get("includeObject", "Metadata"))
                 t["metadata"] = meta
                 return self.send_json(200, t)
-            return self.send_json(200, {"kind": KINDS[resource] + "List", "apiVersion": "v1",
+            return self.send_json(200, {"kind": KINDS[resource] + "List",
+                                        "apiVersion": API_VERSION[resource],
                                         "metadata": meta, "items": items})
         if method == "GET":
             obj = self.store.get(resource, key_ns, name)
@@ -794,7 +918,8 @@ class Handler(BaseHTTPRequestHandler):
             if bookmarks and time.monotonic() - last_bookmark >= self.server.bookmark_seconds:
                 last_bookmark = time.monotonic()
                 self.chunk({"type": "BOOKMARK",
-                            "object": {"kind": KINDS[resource], "apiVersion": "v1",
+                            "object": {"kind": KINDS[resource],
+                                       "apiVersion": API_VERSION[resource],
                                        "metadata": {"resourceVersion": str(max(from_rv,
                                                                                cur_rv))}}})
                 from_rv = max(from_rv, cur_rv)
