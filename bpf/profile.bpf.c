@@ -18,6 +18,8 @@
 const volatile bool filter_tgids = false;	/* sample only tgids in `target_tgids` */
 const volatile bool filter_cgroups = false;	/* sample only cgroup ids in `target_cgroups` */
 const volatile bool user_only = false;
+/* The profiler's own process: left out, as its work is the cost of measuring, not the answer. */
+const volatile __u32 self_tgid = 0;
 /* Frame-pointer user stacks (bpf_get_stackid) instead of the DWARF unwinder: for kernels
  * without bpf_loop (< 5.17; the verifier prunes the branch not taken) and for comparisons
  * (bench/unwind_bench.c). */
@@ -117,7 +119,8 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 	key.tid = tid;
 	key.cgroup_id = bpf_get_current_cgroup_id();
 
-	if (filter_tgids && !bpf_map_lookup_elem(&target_tgids, &tgid)) {
+	if ((self_tgid && tgid == self_tgid) ||
+	    (filter_tgids && !bpf_map_lookup_elem(&target_tgids, &tgid))) {
 		stat_inc(PROF_STAT_FILTERED);
 		return 0;
 	}
@@ -188,6 +191,8 @@ static __always_inline bool in_target(__u32 tgid)
 {
 	__u64 cg;
 
+	if (self_tgid && tgid == self_tgid)
+		return false;
 	if (filter_tgids && !bpf_map_lookup_elem(&target_tgids, &tgid))
 		return false;
 	if (filter_cgroups) {

@@ -284,6 +284,7 @@ int sampler__new(const struct sampler_opts *opts, struct sampler **out)
 		goto err_free;
 	}
 	s->skel->rodata->filter_tgids = opts->filter_tgids || opts->ntgids > 0;
+	s->skel->rodata->self_tgid = (__u32)getpid();
 	s->skel->rodata->filter_cgroups = opts->ncgroup_ids > 0;
 	s->skel->rodata->fp_user_stacks = opts->fp_user_stacks;
 	s->fp_user_stacks = opts->fp_user_stacks;

@@ -141,6 +141,11 @@ bool report_is_system_dso(const char *path)
 	if (path[0] == '[')
 		return true;	/* [kernel.kallsyms], [vdso], [vsyscall] */
 	b = basename_of(path);
+	/* Shared libraries installed by the distribution: their internals sit under the function
+	 * of the application that called them (seed 001: never listed). */
+	if (strstr(b, ".so") && (!strncmp(path, "/lib/", 5) || !strncmp(path, "/lib64/", 7) ||
+				 !strncmp(path, "/usr/lib/", 9) || !strncmp(path, "/usr/lib64/", 11)))
+		return true;
 	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (!strncmp(b, prefixes[i], strlen(prefixes[i])))
 			return true;

@@ -179,6 +179,10 @@ static void test_system_dso(void **state)
 		{ "/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0", true },
 		{ "[vdso]", true },
 		{ "[kernel.kallsyms]", true },
+		{ "/usr/lib/x86_64-linux-gnu/libdw-0.188.so", true },	/* any distro .so */
+		{ "/lib64/libfoo.so.1", true },
+		{ "/usr/lib/chromium/chromium", false },	/* an executable, not a library */
+		{ "/usr/local/lib/libbilling.so", false },	/* installed by the user */
 		{ "/usr/local/bin/billing-worker", false },
 		{ "/app/libbilling.so", false },
 		{ "", false },
