@@ -14,6 +14,7 @@
 
 #include "cgroups/resolver.h"
 #include "daemon/fileio.h"
+#include "daemon/go_source.h"
 #include "daemon/log.h"
 #include "daemon/preflight.h"
 #include "daemon/sha256.h"
@@ -23,6 +24,7 @@
 #include "profile/pprof.h"
 #include "profile/profile.h"
 #include "profile/report.h"
+#include "runtimes/detect.h"
 #include "daemon/thread_table.h"
 #include "symbols/symbolizer.h"
 
@@ -56,6 +58,9 @@ struct capture {
 	struct symbolizer *sym;
 	struct owner_resolver *owners;
 	struct source *src;
+	struct go_source *go;		/* Go programs' own profiles; NULL when none are read */
+	struct capture_target_info info;
+	char go_owner[OWNER_NAME_MAX + 32];
 	struct profile *prof;
 	int64_t period_ns;
 	uint64_t unattributed;	/* samples of processes gone before their owner was read */
@@ -157,11 +162,26 @@ static const char *self_desc(char *buf, size_t size)
 	return buf;
 }
 
-int capture_plan(const struct capture_opts *o, int nprocs, struct capture_step *steps, int max)
+/* "process 12 (app) on 127.0.0.1:6060", "3 Go programs (process 12 (app) on 127.0.0.1:6060, ...)" */
+static const char *go_endpoints(const struct capture_target_info *info, char *buf, size_t size)
+{
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < info->ngo && len < size; i++)
+		len += snprintf(buf + len, size - len, "%sprocess %u (%s) on %s:%u",
+				i ? (i + 1 == info->ngo ? " and " : ", ") : "", info->go[i].pid,
+				info->go[i].comm, info->go[i].host, info->go[i].port);
+	return buf;
+}
+
+int capture_plan(const struct capture_opts *o, const struct capture_target_info *info,
+		 struct capture_step *steps, int max)
 {
 	unsigned int hz = o->freq_hz ? o->freq_hz : 99, secs = capture_duration(o);
-	char who[TARGET_NAME_MAX + 64], path[512], desc[128];
-	int n = 0;
+	char who[TARGET_NAME_MAX + 64], path[512], desc[128], eps[512];
+	int n = 0, nprocs = info ? info->nprocs : -1;
+	size_t ngo = info && o->target.kind != TARGET_SERVER ? info->ngo : 0;
 
 	if (o->target.kind == TARGET_SERVER)
 		snprintf(who, sizeof(who), "every process on this server");
@@ -184,7 +204,29 @@ int capture_plan(const struct capture_opts *o, int nprocs, struct capture_step *
 	} while (0)
 	STEP("Use the SlideOps profiler at %s (%s). It stays there for the next capture.",
 	     self_path(path, sizeof(path)), self_desc(desc, sizeof(desc)));
-	if (o->question == Q_THREADS) {
+	if (ngo)
+		go_endpoints(info, eps, sizeof(eps));
+	if (ngo && (o->question == Q_MEMORY_HELD || o->question == Q_MEMORY_ALLOC ||
+		    (o->question == Q_THREADS && info->goroutines))) {
+		STEP("Find the Go program's net/http/pprof endpoint inside its container, by "
+		     "itself: %s (a listening socket of the process, probed from inside its "
+		     "network namespace).", eps);
+		if (o->question == Q_MEMORY_HELD)
+			STEP("Wait %u second%s, then read the heap profile (memory in use, after a "
+			     "garbage collection) from that endpoint. Nothing is restarted and "
+			     "nothing in the program changes. Expected overhead: one garbage "
+			     "collection and one heap profile.", secs, secs == 1 ? "" : "s");
+		else if (o->question == Q_MEMORY_ALLOC)
+			STEP("Read the allocation profile from that endpoint now and again after %u "
+			     "second%s: the difference is what was allocated during the capture. "
+			     "Nothing is restarted and nothing in the program changes. Expected "
+			     "overhead: two allocation profiles.", secs, secs == 1 ? "" : "s");
+		else
+			STEP("After %u seconds, read every goroutine's stack and state from that "
+			     "endpoint (the goroutine dump). Nothing is restarted and nothing in the "
+			     "program changes. Expected overhead: one goroutine dump (the program "
+			     "pauses for it).", secs);
+	} else if (o->question == Q_THREADS) {
 		STEP("Load the eBPF sampler and the thread snapshot program into the kernel "
 		     "(cpu-clock events on every CPU, sched_switch, and a task iterator).");
 		STEP("Take a snapshot of every thread of %s every %d ms for %u seconds (state, and "
@@ -196,9 +238,13 @@ int capture_plan(const struct capture_opts *o, int nprocs, struct capture_step *
 		STEP("Load the eBPF lock-wait programs into the kernel (the futex and futex_waitv "
 		     "system call tracepoints).");
 		STEP("Time every lock wait that sleeps (futex waits, priority-inheritance locks) of "
-		     "%s for %u second%s, with the stack that waited, using eBPF in the kernel. "
+		     "%s for %u second%s, with the stack that waited, using eBPF in the kernel%s%s%s. "
 		     "Nothing is restarted and nothing in the processes changes. Expected overhead: "
 		     "%s.", who, secs, secs == 1 ? "" : "s",
+		     ngo ? "; and read the Go mutex and block profiles at the start and at the "
+			   "end from the net/http/pprof endpoint found inside the container: " : "",
+		     ngo ? eps : "", ngo ? " (goroutines waiting on a sync.Mutex park without a "
+					   "futex)" : "",
 		     CAPTURE_OVERHEAD_LOCKS_TEXT);
 	} else if (o->question == Q_MEMORY_GROWTH) {
 		STEP("Load the eBPF memory programs into the kernel (the page_fault_user tracepoint "
@@ -593,7 +639,7 @@ static void free_table(struct flamegraph_opts *fg)
 
 	if (!fg->table_cells)
 		return;
-	for (i = 0; i < fg->table_nrows * THREAD_NCOLS; i++)
+	for (i = 0; i < fg->table_nrows * fg->table_ncols; i++)
 		free((char *)fg->table_cells[i]);
 	free((void *)fg->table_cells);
 	fg->table_cells = NULL;
@@ -651,6 +697,45 @@ static int threads_table(struct capture *c, struct flamegraph_opts *fg)
 	return 0;
 }
 
+static const char *const goroutine_cols[] = { "Goroutines", "State", "Function", "Process",
+						"PID" };
+#define GOROUTINE_NCOLS (sizeof(goroutine_cols) / sizeof(goroutine_cols[0]))
+
+/* The goroutine groups of a `threads` capture of Go programs, for the flame graph page. */
+static int goroutines_table(struct capture *c, struct flamegraph_opts *fg)
+{
+	const struct go_goroutine_group *gr;
+	uint64_t total;
+	size_t n, i;
+	char **cells;
+	int bad = 0;
+
+	gr = go_source__goroutines(c->go, &n, &total);
+	cells = calloc(n * GOROUTINE_NCOLS + 1, sizeof(*cells));
+	if (!cells)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		char **row = cells + i * GOROUTINE_NCOLS;
+
+		row[0] = dupf("%u", gr[i].count);
+		row[1] = dupf("%s", gr[i].state);
+		row[2] = dupf("%s", gr[i].function);
+		row[3] = dupf("%s", gr[i].process);
+		row[4] = dupf("%u", gr[i].pid);
+		bad |= !row[0] || !row[1] || !row[2] || !row[3] || !row[4];
+	}
+	fg->table_title = "Goroutines";
+	fg->table_cols = goroutine_cols;
+	fg->table_ncols = GOROUTINE_NCOLS;
+	fg->table_cells = (const char *const *)cells;
+	fg->table_nrows = n;
+	if (bad) {
+		free_table(fg);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static int write_files(struct capture *c, char *err, size_t size)
 {
 	const struct capture_opts *o = c->opts;
@@ -669,7 +754,7 @@ static int write_files(struct capture *c, char *err, size_t size)
 	fg.notes = notes;
 	fg.unit = c->unit;
 	if (o->question == Q_THREADS) {
-		ret = threads_table(c, &fg);
+		ret = c->info.goroutines ? goroutines_table(c, &fg) : threads_table(c, &fg);
 		if (ret)
 			return ret;
 	}
@@ -862,6 +947,37 @@ static const char *target_who(const struct capture *c, char *who, size_t size)
 	return who;
 }
 
+/*
+ * threads of Go programs: "Process 12 (app) has 46 goroutines: 40 in chan receive in
+ * main.parkHere; 5 in sleep in main.sleepHere; 1 in IO wait in net/http.(*conn).serve."
+ */
+static void goroutines_answer(struct capture *c, const char *who, char *buf, size_t size)
+{
+	const struct go_goroutine_group *gr;
+	uint64_t total;
+	size_t n, i;
+	int len;
+
+	gr = go_source__goroutines(c->go, &n, &total);
+	if (!total) {
+		snprintf(buf, size, "No goroutine could be read from %s.", who);
+		return;
+	}
+	len = snprintf(buf, size, "After %u seconds, %s %s %llu goroutine%s: ", c->opts->duration_s,
+		       who, c->info.ngo > 1 ? "have" : "has", (unsigned long long)total,
+		       total == 1 ? "" : "s");
+	for (i = 0; i < n && i < 4 && len >= 0 && (size_t)len < size; i++)
+		len += snprintf(buf + len, size - len, "%s%u %s%s in %s%s%s%s", i ? "; " : "",
+				gr[i].count,
+				strcmp(gr[i].state, "running") && strcmp(gr[i].state, "runnable") ?
+				"in " : "", gr[i].state, gr[i].function,
+				c->info.ngo > 1 ? " (" : "", c->info.ngo > 1 ? gr[i].process : "",
+				c->info.ngo > 1 ? ")" : "");
+	if (len >= 0 && (size_t)len < size)
+		snprintf(buf + len, size - len, n > 5 ? "; and %zu more kinds." :
+			 n == 5 ? "; and 1 more kind." : ".", n - 4);
+}
+
 static void answer(struct capture *c)
 {
 	const struct capture_opts *o = c->opts;
@@ -874,7 +990,15 @@ static void answer(struct capture *c)
 	r->others = r->stats.filtered;
 	switch (o->question) {
 	case Q_THREADS:
-		threads_answer(c, r->answer, sizeof(r->answer));
+		if (c->info.goroutines)
+			goroutines_answer(c, target, r->answer, sizeof(r->answer));
+		else
+			threads_answer(c, r->answer, sizeof(r->answer));
+		break;
+	case Q_MEMORY_HELD:
+	case Q_MEMORY_ALLOC:
+		report_answer_memory(r->report, o->duration_s, target,
+				     o->question == Q_MEMORY_HELD, r->answer, sizeof(r->answer));
 		break;
 	case Q_LOCKS:
 		report_answer_locks(r->report, o->duration_s, target, r->answer, sizeof(r->answer));
@@ -952,6 +1076,7 @@ static int collect_threads(struct capture *c)
 static void capture_free(struct capture *c)
 {
 	source__free(c->src);
+	go_source__free(c->go);
 	profile__free(c->prof);
 	symbolizer__free(c->sym);
 	owner_resolver__free(c->owners);
@@ -974,7 +1099,14 @@ static int sample(struct capture *c, struct capture_step *steps, int nsteps, cha
 		left = o->duration_s - (now_s() - c->t0);
 		if (left <= 0)
 			break;
-		ret = source__poll(c->src, left < 0.2 ? (int)(left * 1000) + 1 : 200);
+		if (c->src) {
+			ret = source__poll(c->src, left < 0.2 ? (int)(left * 1000) + 1 : 200);
+		} else {
+			/* nothing to poll: the runtime is read at the start and at the end */
+			struct timespec ts = { 0, left < 0.2 ? (long)(left * 1e9) + 1000000 : 200000000 };
+
+			ret = nanosleep(&ts, NULL) ? -errno : 0;
+		}
 		if (ret < 0 && ret != -EINTR) {
 			snprintf(err, size, "sampling failed: %s", strerror(-ret));
 			return ret;
@@ -985,12 +1117,133 @@ static int sample(struct capture *c, struct capture_step *steps, int nsteps, cha
 			progress(c, 3, nsteps, steps[2].text);
 		}
 	}
-	source__stop(c->src);
+	if (c->src)
+		source__stop(c->src);
 	refresh_target(c, err, size);
 	c->res->sampled_s = now_s() - c->t0;
 	if (o->stop && *o->stop) {
 		snprintf(err, size, "the capture was stopped before it finished; nothing was written");
 		return -ECANCELED;
+	}
+	return 0;
+}
+
+/*
+ * The runtime of each of @pids and, for Go programs, their pprof endpoint (added to @gs);
+ * fills @info, with info->refuse when the question cannot be answered for this target.
+ */
+static void inspect_go(const struct capture_opts *o, const uint32_t *pids, size_t n,
+		       struct go_source *gs, struct capture_target_info *info)
+{
+	const struct question_info *qi = question_info(o->question);
+	struct runtime_detect_opts dopts = { .proc_root = o->proc_root };
+	char other[96] = "", why[256], comm[16];
+	size_t i;
+
+	info->nprocs = (int)n;
+	for (i = 0; i < n; i++) {
+		struct runtime_info ri;
+		uint16_t port = 0;
+		int ret;
+
+		read_comm(o->proc_root, pids[i], comm, sizeof(comm));
+		if (runtime_detect(&dopts, (int)pids[i], &ri) < 0 || ri.kind != RUNTIME_GO) {
+			if (!info->nother++)
+				snprintf(other, sizeof(other), "process %u (%s)", pids[i], comm);
+			continue;
+		}
+		why[0] = '\0';
+		ret = go_source__add(gs, pids[i], comm, &port, why, sizeof(why));
+		if (ret == -EEXIST)
+			continue;
+		if (ret) {
+			if (!info->ngo_missing++)
+				snprintf(info->go_missing, sizeof(info->go_missing),
+					 "process %u (%s): %s", pids[i], comm,
+					 why[0] ? why : strerror(-ret));
+			continue;
+		}
+		if (info->ngo < GO_SOURCE_MAX_PROCS) {
+			typeof(info->go[0]) *e = &info->go[info->ngo++];
+
+			e->pid = pids[i];
+			snprintf(e->comm, sizeof(e->comm), "%s", comm);
+			e->port = port;
+		}
+	}
+	/* the endpoints' hosts, as the source found them */
+	for (i = 0; i < info->ngo; i++)
+		go_source__endpoint(gs, info->go[i].pid, info->go[i].host, sizeof(info->go[i].host));
+	info->goroutines = o->question == Q_THREADS && info->ngo && info->ngo == n;
+	if ((o->question != Q_MEMORY_HELD && o->question != Q_MEMORY_ALLOC) || info->ngo)
+		return;
+	if (info->ngo_missing)
+		snprintf(info->refuse, sizeof(info->refuse),
+			 "%s (%s) is read from the Go program's own profiler, so the program must "
+			 "serve net/http/pprof on a local port, and it does not (%s); use Where memory "
+			 "grows (memory-growth) instead, which works for every program",
+			 qi->id, qi->text, info->go_missing);
+	else
+		snprintf(info->refuse, sizeof(info->refuse),
+			 "%s (%s) is read from a runtime's own profiler (Go's heap profile), and %s "
+			 "is not a Go program; use Where memory grows (memory-growth) instead, which "
+			 "works for every program", qi->id, qi->text, other[0] ? other : "the target");
+}
+
+static void go_labels(void *ctx, uint32_t pid, struct prof_labels *l)
+{
+	struct capture *c = ctx;
+	struct owner o;
+
+	if (owner_resolver__resolve(c->owners, (int)pid, &o) < 0) {
+		memset(&o, 0, sizeof(o));
+		o.group = OWNER_OTHER;
+	}
+	l->owner = owner_format(&o, c->go_owner, sizeof(c->go_owner));
+	l->process = process_name(c, pid, NULL);
+}
+
+/* The Go programs of the target whose own profiles the question reads (daemon/go_source.h);
+ * refuses memory-held and memory-alloc for a target without one. */
+static int prepare_go(struct capture *c, char *err, size_t size)
+{
+	const struct capture_opts *o = c->opts;
+	uint32_t *pids;
+	size_t i;
+	int ret;
+
+	c->info.nprocs = (int)c->ntracked;
+	if (!go_source_question(o->question) || o->target.kind == TARGET_SERVER)
+		return 0;
+	ret = go_source__new(o->question, o->proc_root, &c->go);
+	pids = malloc((c->ntracked ? c->ntracked : 1) * sizeof(*pids));
+	if (ret || !pids) {
+		free(pids);
+		snprintf(err, size, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < c->ntracked; i++) {
+		pids[i] = c->tracked[i].pid;
+		remember_name(c, pids[i]);
+	}
+	inspect_go(o, pids, c->ntracked, c->go, &c->info);
+	free(pids);
+	if (c->info.refuse[0]) {
+		snprintf(err, size, "%s", c->info.refuse);
+		return -EOPNOTSUPP;
+	}
+	if (o->question == Q_LOCKS && c->info.ngo_missing)
+		add_note(c->res, "A Go program of the target does not serve net/http/pprof (%s): "
+				 "goroutines waiting on a sync.Mutex park without a futex, so only its "
+				 "futex waits are seen. Serve net/http/pprof on a local port to see "
+				 "them too.", c->info.go_missing);
+	if (o->question == Q_THREADS && c->info.ngo && !c->info.goroutines)
+		add_note(c->res, "The target's Go programs serve net/http/pprof, but it has other "
+				 "processes too: this shows OS threads. Capture a Go program alone "
+				 "(--pid) to see its goroutines.");
+	if (!c->info.goroutines && o->question == Q_THREADS) {
+		go_source__free(c->go);
+		c->go = NULL;
 	}
 	return 0;
 }
@@ -1011,6 +1264,7 @@ int capture_run(const struct capture_opts *opts, struct capture_result **out, ch
 	struct timespec wall;
 	unsigned int hz = o->freq_hz ? o->freq_hz : 99;
 	int nsteps, lockfd = -1, ret;
+	bool use_ebpf;
 	double t_end;
 
 	ret = capture_validate(o, err, size);
@@ -1046,8 +1300,13 @@ int capture_run(const struct capture_opts *opts, struct capture_result **out, ch
 	ret = check_out_dir(o->out_dir, err, size);
 	if (ret)
 		goto out;
+	ret = prepare_go(&c, err, size);
+	if (ret)
+		goto out;
+	use_ebpf = !(o->question == Q_MEMORY_HELD || o->question == Q_MEMORY_ALLOC ||
+		     c.info.goroutines);
 
-	nsteps = capture_plan(o, (int)c.ntracked, steps, CAPTURE_MAX_STEPS);
+	nsteps = capture_plan(o, &c.info, steps, CAPTURE_MAX_STEPS);
 	c.t0 = now_s();
 	clock_gettime(CLOCK_REALTIME, &wall);
 	c.res->start_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec;
@@ -1064,19 +1323,21 @@ int capture_run(const struct capture_opts *opts, struct capture_result **out, ch
 	sopts.filter_tgids = o->target.kind != TARGET_SERVER;
 	sopts.ksym = capture_ksym;
 	sopts.ksym_ctx = &c;
-	ret = source__new(&sopts, &c.src);
+	ret = use_ebpf ? source__new(&sopts, &c.src) : 0;
 	if (ret) {
 		snprintf(err, size, "cannot start the eBPF programs: %s", strerror(-ret));
 		goto out;
 	}
-	for (size_t i = 0; i < c.ntracked && !ret; i++)
+	for (size_t i = 0; i < c.ntracked && c.src && !ret; i++)
 		ret = source__add_tgid(c.src, c.tracked[i].pid);
 	if (ret) {
 		snprintf(err, size, "cannot set the sampler's filter: %s", strerror(-ret));
 		goto out;
 	}
 
-	/* Step 3: sample. */
+	/* Step 3: sample (the Go programs' start snapshots first). */
+	if (c.go)
+		go_source__start(c.go);
 	ret = sample(&c, steps, nsteps, err, size);
 	if (ret)
 		goto out;
@@ -1085,19 +1346,40 @@ int capture_run(const struct capture_opts *opts, struct capture_result **out, ch
 	/* Step 4: read back, name, verify. */
 	progress(&c, 4, nsteps, steps[3].text);
 	c.unit = source_profile_types(o->question, c.period_ns, &po);
+	if (c.info.goroutines) {
+		po.sample_type[0] = "goroutines";
+		po.sample_unit[0] = "count";
+		po.nvalues = 1;
+		po.period_type = "goroutines";
+		po.period_unit = "count";
+		po.period = 1;
+		c.unit = "goroutines";
+	}
 	po.time_nanos = c.res->start_ns;
 	po.duration_nanos = (int64_t)(c.res->sampled_s * 1e9);
 	po.owner_root = o->target.kind == TARGET_SERVER;
 	ret = profile__new(&po, &c.prof);
 	if (ret)
 		goto out_oom;
-	ret = source__drain(c.src, on_sample, &c);
+	ret = c.src ? source__drain(c.src, on_sample, &c) : 0;
 	if (ret) {
 		snprintf(err, size, "reading the samples failed: %s", strerror(-ret));
 		goto out;
 	}
-	source__stats(c.src, &c.res->stats);
-	if (o->question == Q_THREADS) {
+	if (c.src)
+		source__stats(c.src, &c.res->stats);
+	if (c.go) {
+		const char *const *gn;
+		size_t i, ngn;
+
+		ret = go_source__finish(c.go, c.prof, go_labels, &c);
+		if (ret)
+			goto out_oom;
+		ngn = go_source__notes(c.go, &gn);
+		for (i = 0; i < ngn; i++)
+			add_note(c.res, "%s", gn[i]);
+	}
+	if (o->question == Q_THREADS && c.src) {
 		ret = collect_threads(&c);
 		if (ret)
 			goto out_oom;
@@ -1137,26 +1419,63 @@ out:
 	return ret;
 }
 
-int capture_count_target(const struct capture_opts *o, char *err, size_t size)
+/* The target's processes now, into a new array @pids the caller frees. Returns the count, or
+ * -ENOENT with @err naming what exists, or -errno. */
+static int resolve_target(const struct capture_opts *o, uint32_t **pids, char *err, size_t size)
 {
 	struct owner_resolver_opts ro = { .proc_root = o->proc_root, .name_fn = o->name_fn,
 					  .name_ctx = o->name_ctx };
 	struct owner_resolver *owners;
+	int n;
+
+	*pids = malloc(TARGET_MAX_PIDS * sizeof(**pids));
+	if (!*pids)
+		return -ENOMEM;
+	n = owner_resolver__new(&ro, &owners);
+	if (!n) {
+		n = target_resolve(&o->target, owners, o->proc_root, *pids, TARGET_MAX_PIDS, err,
+				   size);
+		owner_resolver__free(owners);
+	}
+	if (n < 0) {
+		free(*pids);
+		*pids = NULL;
+	}
+	return n;
+}
+
+int capture_inspect(const struct capture_opts *o, struct capture_target_info *info, char *err,
+		    size_t size)
+{
+	struct go_source *gs = NULL;
+	uint32_t *pids;
+	int n;
+
+	memset(info, 0, sizeof(*info));
+	info->nprocs = -1;
+	if (o->target.kind == TARGET_SERVER)
+		return 0;
+	n = resolve_target(o, &pids, err, size);
+	if (n < 0)
+		return n;
+	info->nprocs = n;
+	if (go_source_question(o->question) && !go_source__new(o->question, o->proc_root, &gs))
+		inspect_go(o, pids, (size_t)n, gs, info);
+	go_source__free(gs);
+	free(pids);
+	return n;
+}
+
+int capture_count_target(const struct capture_opts *o, char *err, size_t size)
+{
 	uint32_t *pids;
 	int n;
 
 	if (o->target.kind == TARGET_SERVER)
 		return 0;
-	pids = malloc(TARGET_MAX_PIDS * sizeof(*pids));
-	if (!pids)
-		return -ENOMEM;
-	n = owner_resolver__new(&ro, &owners);
-	if (!n) {
-		n = target_resolve(&o->target, owners, o->proc_root, pids, TARGET_MAX_PIDS, err,
-				   size);
-		owner_resolver__free(owners);
-	}
-	free(pids);
+	n = resolve_target(o, &pids, err, size);
+	if (n >= 0)
+		free(pids);
 	return n;
 }
 

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "cgroups/resolver.h"
+#include "daemon/go_source.h"
 #include "daemon/question.h"
 #include "daemon/source.h"
 #include "daemon/target.h"
@@ -100,18 +101,44 @@ struct capture_result {
  * reason) filled. */
 int capture_validate(const struct capture_opts *opts, char *err, size_t size);
 
+/* What a capture will read from the target's runtimes (Go programs' net/http/pprof). */
+struct capture_target_info {
+	int nprocs;			/* the target's processes now; -1 unknown */
+	size_t ngo;			/* Go programs whose pprof endpoint was found */
+	struct {
+		uint32_t pid;
+		char comm[16];
+		char host[48];
+		uint16_t port;
+	} go[GO_SOURCE_MAX_PROCS];
+	size_t ngo_missing;		/* Go programs without one */
+	char go_missing[320];		/* the first: "process 12 (app): it listens on no TCP port" */
+	size_t nother;			/* processes that are not Go programs */
+	bool goroutines;		/* threads: every process is Go with an endpoint */
+	char refuse[768];		/* non-empty: why the question cannot be answered */
+};
+
 /*
- * The numbered steps in plain words; @nprocs is the number of the target's processes now (or -1
- * when not known; ignored for a server). Returns the number of steps.
+ * The numbered steps in plain words; @info (from capture_inspect(); NULL: not known) says how
+ * many processes the target has and which Go endpoints will be read. Returns the number of
+ * steps.
  */
-int capture_plan(const struct capture_opts *opts, int nprocs, struct capture_step *steps,
-		 int max);
+int capture_plan(const struct capture_opts *opts, const struct capture_target_info *info,
+		 struct capture_step *steps, int max);
 
 /*
  * Counts the target's processes now (0 for a server). Returns the count, or -ENOENT with @err
  * naming what exists, or -errno.
  */
 int capture_count_target(const struct capture_opts *opts, char *err, size_t size);
+
+/*
+ * capture_count_target() and, for the questions Go programs answer themselves (memory-held,
+ * memory-alloc, locks, threads), the runtime of each process and its pprof endpoint. Returns
+ * the count as capture_count_target(); @info->refuse says when the question cannot be answered.
+ */
+int capture_inspect(const struct capture_opts *opts, struct capture_target_info *info,
+		    char *err, size_t size);
 
 /*
  * Runs the capture and writes the four files. Returns 0 with @out (caller frees with

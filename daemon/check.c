@@ -13,15 +13,23 @@
 #include "cgroups/owner.h"
 #include "daemon/preflight.h"
 #include "runtimes/detect.h"
+#include "runtimes/go_pprof.h"
 #include "runtimes/languages.h"
 
 #define MAX_RUNTIME_GROUPS 32
+/* Go programs whose pprof endpoint check looks for (each probe takes up to a second or two). */
+#define CHECK_MAX_GO_PROBES 16
 
 static const char python_memory_reason[] =
 	"memory in use is read from the runtime's own profiler, which Python does not offer to "
 	"an outside tool; use Where memory grows (memory-growth) instead";
 
-const char *check_question_reason(enum question q, enum target_kind kind, unsigned int runtimes)
+static const char no_go_reason[] =
+	"memory in use is read from a runtime's own profiler (Go's heap profile), and the target "
+	"runs no Go program; use Where memory grows (memory-growth) instead";
+
+const char *check_question_reason(enum question q, enum target_kind kind, unsigned int runtimes,
+				  const char *go_missing, char *buf, size_t size)
 {
 	const struct question_info *qi = question_info(q);
 
@@ -34,6 +42,15 @@ const char *check_question_reason(enum question q, enum target_kind kind, unsign
 		return python_memory_reason;
 	if (!qi->implemented)
 		return "not available in this build yet";
+	if ((q == Q_MEMORY_HELD || q == Q_MEMORY_ALLOC) && !(runtimes & CHECK_GO_PPROF)) {
+		if (!(runtimes & (1u << RUNTIME_GO)))
+			return no_go_reason;
+		snprintf(buf, size, "memory in use is read from the Go program's own profiler, so "
+			 "the program must serve net/http/pprof on a local port, and it does not "
+			 "(%s); use Where memory grows (memory-growth) instead",
+			 go_missing && *go_missing ? go_missing : "no endpoint found");
+		return buf;
+	}
 	return NULL;
 }
 
@@ -119,6 +136,18 @@ static char *render_text(json_t *doc)
 	json_array_foreach(json_object_get(doc, "runtimes"), i, v)
 		fprintf(f, "%s %s", i ? "," : "", json_string_value(json_object_get(v, "text")));
 	fprintf(f, "%s\n", json_array_size(json_object_get(doc, "runtimes")) ? "" : " none found");
+	json_array_foreach(json_object_get(doc, "go_pprof"), i, v) {
+		const char *ep = json_string_value(json_object_get(v, "endpoint"));
+
+		if (ep)
+			fprintf(f, "Go pprof: process %lld serves net/http/pprof on %s (found inside "
+				   "its network namespace)\n",
+				(long long)json_integer_value(json_object_get(v, "pid")), ep);
+		else
+			fprintf(f, "Go pprof: process %lld does not serve net/http/pprof: %s\n",
+				(long long)json_integer_value(json_object_get(v, "pid")),
+				json_string_value(json_object_get(v, "reason")));
+	}
 	fprintf(f, "Kernel: %s\n", json_string_value(json_object_get(doc, "kernel")));
 	fprintf(f, "Processor: %s\n", json_string_value(json_object_get(doc, "processor")));
 	fprintf(f, "\nWhat do you want to know?\n");
@@ -148,13 +177,13 @@ int check_run(const struct check_opts *o, char **json, char **text, char *err, s
 	const char *root = o->proc_root ? o->proc_root : "/proc";
 	const struct language_row *langs;
 	struct owner_resolver *owners = NULL;
-	json_t *doc = NULL, *procs, *rts, *qs, *ls, *reasons;
+	json_t *doc = NULL, *procs, *rts, *qs, *ls, *reasons, *gop;
 	struct runtime_info ri;
 	struct preflight pf;
 	uint32_t *pids = NULL;
 	unsigned int seen = 0;
-	char msg[2048], who[TARGET_NAME_MAX + 32];
-	size_t ngroups = 0, nlangs, i;
+	char msg[2048], who[TARGET_NAME_MAX + 32], go_missing[320] = "", why_buf[768];
+	size_t ngroups = 0, nlangs, i, ngo = 0;
 	int n, ret, not_ready;
 
 	not_ready = preflight_check(&pf);
@@ -167,12 +196,36 @@ int check_run(const struct check_opts *o, char **json, char **text, char *err, s
 		return n;
 	}
 	procs = json_array();
+	gop = json_array();
 	for (i = 0; i < (size_t)n; i++) {
 		if (is_kthread(root, pids[i]))
 			continue;
 		if (runtime_detect(&dopts, (int)pids[i], &ri) < 0)
 			continue;
 		seen |= 1u << ri.kind;
+		/* A Go program's own profiles (memory, goroutines, mutexes) come from its
+		 * net/http/pprof, found inside its network namespace; not for a whole server. */
+		if (ri.kind == RUNTIME_GO && o->target.kind != TARGET_SERVER &&
+		    ngo++ < CHECK_MAX_GO_PROBES) {
+			struct go_endpoint ep;
+			char why[256] = "", where[80];
+
+			if (!go_pprof_find(o->proc_root, (int)pids[i], &ep, why, sizeof(why))) {
+				seen |= CHECK_GO_PPROF;
+				snprintf(where, sizeof(where), "%s:%u", ep.host, ep.port);
+				json_array_append_new(gop, json_pack("{s:I, s:s, s:n}", "pid",
+								     (json_int_t)pids[i],
+								     "endpoint", where, "reason"));
+			} else {
+				if (!go_missing[0])
+					snprintf(go_missing, sizeof(go_missing), "process %u: %s",
+						 pids[i], why[0] ? why : "no endpoint found");
+				json_array_append_new(gop, json_pack("{s:I, s:n, s:s}", "pid",
+								     (json_int_t)pids[i], "endpoint",
+								     "reason", why[0] ? why :
+								     "no endpoint found"));
+			}
+		}
 		add_group(groups, &ngroups, &ri);
 		json_array_append_new(procs, json_pack("{s:I, s:s, s:s, s:s}", "pid",
 						       (json_int_t)pids[i], "runtime",
@@ -196,7 +249,8 @@ int check_run(const struct check_opts *o, char **json, char **text, char *err, s
 	for (i = 0; i < Q_COUNT; i++) {
 		const struct question_info *qi = question_info(i);
 		const char *why = not_ready ? "the server is not ready to profile" :
-					  check_question_reason(i, o->target.kind, seen);
+					  check_question_reason(i, o->target.kind, seen, go_missing,
+								why_buf, sizeof(why_buf));
 
 		json_array_append_new(qs, json_pack("{s:s, s:s, s:b, s:s*}", "id", qi->id, "text",
 						    qi->text, "available", why == NULL, "reason",
@@ -211,11 +265,12 @@ int check_run(const struct check_opts *o, char **json, char **text, char *err, s
 	reasons = json_array();
 	for (i = 0; i < (size_t)pf.nreasons; i++)
 		json_array_append_new(reasons, json_string(pf.reasons[i]));
-	doc = json_pack("{s:b, s:s, s:o, s:{s:s, s:s}, s:s, s:o, s:o, s:s, s:s, s:o, s:o}",
+	doc = json_pack("{s:b, s:s, s:o, s:{s:s, s:s}, s:s, s:o, s:o, s:o, s:s, s:s, s:o, s:o}",
 			"ready", !not_ready, "message", preflight_message(&pf, msg, sizeof(msg)),
 			"reasons", reasons, "target", "kind", target_kind_name(o->target.kind),
 			"description", target_describe(&o->target, who, sizeof(who)),
-			"target_description", who, "processes", procs, "runtimes", rts, "kernel",
+			"target_description", who, "processes", procs, "runtimes", rts, "go_pprof",
+			gop, "kernel",
 			pf.kernel, "processor", pf.processor, "questions", qs, "languages", ls);
 	free(pids);
 	owner_resolver__free(owners);

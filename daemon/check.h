@@ -21,9 +21,17 @@ struct check_opts {
 	void *name_ctx;
 };
 
-/* Why @q cannot be answered for a target whose processes run these runtimes (bit per
- * enum runtime_kind), or NULL when it can. */
-const char *check_question_reason(enum question q, enum target_kind kind, unsigned int runtimes);
+/* With the runtime bits: a Go program of the target serves net/http/pprof (runtimes/go_pprof). */
+#define CHECK_GO_PPROF (1u << 31)
+
+/*
+ * Why @q cannot be answered for a target whose processes run these runtimes (bit per
+ * enum runtime_kind, plus CHECK_GO_PPROF), or NULL when it can. @go_missing says why a Go
+ * program has no endpoint ("process 12 (app): it listens on no TCP port"; may be NULL). The
+ * reason is a constant or written to @buf.
+ */
+const char *check_question_reason(enum question q, enum target_kind kind, unsigned int runtimes,
+				  const char *go_missing, char *buf, size_t size);
 
 /*
  * Runs the checks. On success returns 0 (ready) or -EPERM (not ready: the text says why) with

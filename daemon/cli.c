@@ -243,6 +243,7 @@ static int cmd_check(struct cli_args *a)
 static int cmd_plan(struct cli_args *a)
 {
 	struct capture_step steps[CAPTURE_MAX_STEPS];
+	struct capture_target_info info;
 	char err[1024];
 	int i, n, nprocs;
 
@@ -253,10 +254,12 @@ static int cmd_plan(struct cli_args *a)
 		a->opts.out_dir = a->out_default;
 	if (capture_validate(&a->opts, err, sizeof(err)))
 		return fail(CLI_EXIT_USAGE, "%s", err);
-	nprocs = capture_count_target(&a->opts, err, sizeof(err));
+	nprocs = capture_inspect(&a->opts, &info, err, sizeof(err));
 	if (nprocs < 0)
 		return fail(EXIT_FAILURE, "%s", err);
-	n = capture_plan(&a->opts, nprocs, steps, CAPTURE_MAX_STEPS);
+	if (info.refuse[0])
+		return fail(EXIT_FAILURE, "%s", info.refuse);
+	n = capture_plan(&a->opts, &info, steps, CAPTURE_MAX_STEPS);
 	for (i = 0; i < n; i++)
 		printf("%d. %s\n", i + 1, steps[i].text);
 	return EXIT_SUCCESS;

@@ -771,16 +771,21 @@ static void req_opts(struct daemon *d, const struct api_capture_req *req, struct
 static int op_plan(void *ctx, const struct api_capture_req *req, struct capture_step *steps,
 		   int max, char *err, size_t size)
 {
+	struct capture_target_info info;
 	struct capture_opts o;
 	int n;
 
 	req_opts(ctx, req, &o);
 	if (capture_validate(&o, err, size))
 		return -EINVAL;
-	n = capture_count_target(&o, err, size);
+	n = capture_inspect(&o, &info, err, size);
 	if (n < 0)
 		return n;
-	return capture_plan(&o, n, steps, max);
+	if (info.refuse[0]) {
+		snprintf(err, size, "%s", info.refuse);
+		return -EINVAL;
+	}
+	return capture_plan(&o, &info, steps, max);
 }
 
 static int op_start_capture(void *ctx, const struct api_capture_req *req, const char *who,

@@ -2,6 +2,7 @@
 #include "daemon/log.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,8 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
-static enum log_level current_level = LOG_WARN;
-static int level_from_env = -1;
+/* Read and written from any thread (API threads, the namespace threads of runtimes/go_pprof):
+ * atomics, and the environment read once. */
+static int current_level = LOG_WARN;
+static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 
 static const char *const level_names[] = {
 	[LOG_ERROR] = "error",
@@ -34,26 +37,23 @@ int log_parse_level(const char *s)
 
 static void init_from_env(void)
 {
-	int lvl;
+	int lvl = log_parse_level(getenv("SLIDEOPS_LOG"));
 
-	if (level_from_env >= 0)
-		return;
-	lvl = log_parse_level(getenv("SLIDEOPS_LOG"));
-	level_from_env = 1;
 	if (lvl >= 0)
-		current_level = lvl;
+		__atomic_store_n(&current_level, lvl, __ATOMIC_RELAXED);
 }
 
 void log_set_level(enum log_level level)
 {
-	level_from_env = 1;
-	current_level = level;
+	/* an explicit level wins over the environment, whenever that is read */
+	pthread_once(&env_once, init_from_env);
+	__atomic_store_n(&current_level, (int)level, __ATOMIC_RELAXED);
 }
 
 enum log_level log_get_level(void)
 {
-	init_from_env();
-	return current_level;
+	pthread_once(&env_once, init_from_env);
+	return (enum log_level)__atomic_load_n(&current_level, __ATOMIC_RELAXED);
 }
 
 static void vlog(enum log_level level, int err, const char *fmt, va_list ap)

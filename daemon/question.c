@@ -11,8 +11,8 @@ static const struct question_info questions[Q_COUNT] = {
 	[Q_THREADS] = { "threads", "What every thread is doing right now", true, true },
 	[Q_LOCKS] = { "locks", "What is waiting on locks", true, true },
 	[Q_MEMORY_GROWTH] = { "memory-growth", "Where memory grows", true, true },
-	[Q_MEMORY_HELD] = { "memory-held", "What is holding memory", false, false },
-	[Q_MEMORY_ALLOC] = { "memory-alloc", "Where memory is allocated", false, false },
+	[Q_MEMORY_HELD] = { "memory-held", "What is holding memory", false, true },
+	[Q_MEMORY_ALLOC] = { "memory-alloc", "Where memory is allocated", false, true },
 };
 
 const struct question_info *question_info(enum question q)

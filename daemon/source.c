@@ -449,6 +449,11 @@ const char *source_profile_types(enum question q, int64_t period_ns, struct prof
 		[Q_THREADS] = { "wall", "nanoseconds", "snapshots", "count", "wall", "ns" },
 		[Q_LOCKS] = { "delay", "nanoseconds", "contentions", "count", "delay", "ns" },
 		[Q_MEMORY_GROWTH] = { "growth", "bytes", "mapped", "bytes", "growth", "bytes" },
+		/* Read from the runtime (Go's heap and allocs profiles, daemon/go_source.h). */
+		[Q_MEMORY_HELD] = { "inuse_space", "bytes", "inuse_objects", "count", "space",
+				    "bytes" },
+		[Q_MEMORY_ALLOC] = { "alloc_space", "bytes", "alloc_objects", "count", "space",
+				     "bytes" },
 	};
 
 	if ((unsigned)q >= Q_COUNT || !types[q].t0)

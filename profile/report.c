@@ -152,9 +152,32 @@ bool report_is_system_dso(const char *path)
 	return false;
 }
 
+bool report_is_go_std(const char *function)
+{
+	const char *slash, *first_end, *pkg_end;
+
+	if (!function || !*function)
+		return false;
+	/* The package path ends at the first '.' after the last '/': "net/http.(*conn).serve" */
+	slash = strrchr(function, '/');
+	pkg_end = strchr(slash ? slash : function, '.');
+	if (!pkg_end)
+		return false;
+	if (pkg_end - function == 4 && !strncmp(function, "main", 4))
+		return false;
+	/* Standard library paths have no dot in their first element ("net", "runtime"); module
+	 * paths do ("github.com", "example.org"). */
+	first_end = strchr(function, '/');
+	if (!first_end || first_end > pkg_end)
+		first_end = pkg_end;
+	return !memchr(function, '.', first_end - function);
+}
+
 static bool frame_is_system(const struct prof_frame_info *f)
 {
 	if (f->lang == PROF_LANG_KERNEL || f->lang == PROF_LANG_OWNER)
+		return true;
+	if (f->lang == PROF_LANG_GO && report_is_go_std(f->function))
 		return true;
 	return report_is_system_dso(f->mapping);
 }
@@ -170,7 +193,10 @@ static const struct prof_frame_info *attributed_frame(const struct profile *p,
 		f = profile__frame_info(p, s->frames[i]);
 		if (!f || f->lang == PROF_LANG_OWNER)
 			continue;
-		if (!leaf)
+		/* when nothing is the application's, the leaf-most real frame, not the synthetic
+		 * leaf that says why it waited */
+		if (!leaf && !(f->mapping && !strcmp(f->mapping, REPORT_WAIT_MAPPING) &&
+			       i + 1 < s->nframes))
 			leaf = f;
 		if (!frame_is_system(f))
 			return f;
@@ -610,6 +636,29 @@ static const char *fmt_bytes(int64_t b, char *buf, size_t size)
 	else
 		snprintf(buf, size, "%.0f KiB", (double)b / 1024);
 	return buf;
+}
+
+int report_answer_memory(const struct report *r, unsigned int seconds, const char *who,
+			 bool held, char *buf, size_t size)
+{
+	char b[32];
+
+	who = who ? who : "the target";
+	if (!r || r->total <= 0)
+		return held ? snprintf(buf, size, "At the end of %u seconds, %s held no Go heap "
+					      "memory that its heap profile shows.", seconds, who)
+			    : snprintf(buf, size, "Over %u seconds, %s allocated nothing on the Go "
+					      "heap.", seconds, who);
+	fmt_bytes(r->total, b, sizeof(b));
+	if (held)
+		return snprintf(buf, size, "At the end of %u seconds, %s held %s of Go heap in use "
+				"(%lld objects), most of it (%d%%) allocated in %s.", seconds, who, b,
+				(long long)r->total_alt, round_pct(r->ntop ? r->top[0].share : 0),
+				r->ntop ? r->top[0].name : "[unknown]");
+	return snprintf(buf, size, "Over %u seconds, %s allocated %s on the Go heap (%lld "
+			"objects), most of it (%d%%) in %s.", seconds, who, b,
+			(long long)r->total_alt, round_pct(r->ntop ? r->top[0].share : 0),
+			r->ntop ? r->top[0].name : "[unknown]");
 }
 
 int report_answer_locks(const struct report *r, unsigned int seconds, const char *who,

@@ -85,6 +85,13 @@ void report__free(struct report *r);
 bool report_is_system_dso(const char *path);
 
 /*
+ * True when a Go function belongs to the runtime or the standard library ("runtime.mallocgc",
+ * "sync.(*Mutex).Lock", "net/http.(*conn).serve"): never the function "of yours". Functions
+ * of package main and of module paths ("github.com/acme/billing.Build") are the program's.
+ */
+bool report_is_go_std(const char *function);
+
+/*
  * The answer, e.g. "Over 10 seconds, Unit billing-worker.service used 54% of the CPU time on
  * this server, most of it in build_report. Next was Service checkout, at 14%."
  * @what is the measured quantity ("the CPU time"), @where the scope ("on this server").
@@ -127,6 +134,14 @@ int report_answer_locks(const struct report *r, unsigned int seconds, const char
 int report_answer_growth(const struct report *r, unsigned int seconds, const char *who,
 			 char *buf, size_t size);
 
+/*
+ * Go heap (value: bytes, the other value objects). @held: "At the end of 10 seconds, process 12
+ * (app) held 64.0 MiB of Go heap in use (16384 objects), most of it (98%) allocated in
+ * main.holdMemory."; else "Over 10 seconds, process 12 (app) allocated 480.0 MiB on the Go heap
+ * (7680 objects), most of it (99%) in main.allocDuring."
+ */
+int report_answer_memory(const struct report *r, unsigned int seconds, const char *who,
+			 bool held, char *buf, size_t size);
 int report_answer_target(const struct report *r, unsigned int seconds, const char *who,
 			 double share, const char *what, const char *where, char *buf,
 			 size_t size);

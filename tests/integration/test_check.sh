@@ -171,6 +171,8 @@ TEXTS = ["What is using the CPU", "Where time goes, including waiting",
          "What every thread is doing right now", "What is waiting on locks",
          "Where memory grows", "What is holding memory", "Where memory is allocated"]
 NOT_YET = "not available in this build yet"
+NO_GO = ("memory in use is read from a runtime's own profiler (Go's heap profile), and the "
+         "target runs no Go program; use Where memory grows (memory-growth) instead")
 NOT_SERVER = ("not offered for a whole server: it is read from inside one runtime at a time; "
               "capture it from the Service instead")
 qs = d["questions"]
@@ -195,6 +197,9 @@ for q in qs:
         wants = [(True, None)]
     elif qid in ("memory-held", "memory-alloc") and mode == "server":
         wants = [(False, NOT_SERVER)]
+    elif qid in ("memory-held", "memory-alloc"):
+        # the unit runs a native program: Go's own profiler is what these read
+        wants = [(False, NO_GO)]
     else:
         wants = [(True, None), (False, NOT_YET)]
     got = (q.get("available"), q.get("reason"))

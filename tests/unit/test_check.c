@@ -29,6 +29,7 @@
 #define JVM (1u << RUNTIME_JVM)
 #define GO (1u << RUNTIME_GO)
 #define ALL ((1u << RUNTIME_KIND_COUNT) - 1)
+#define GOPP (GO | CHECK_GO_PPROF)	/* a Go program that serves net/http/pprof */
 
 static const char not_server[] =
 	"not offered for a whole server: it is read from inside one runtime at a time; capture it "
@@ -37,6 +38,17 @@ static const char python_memory[] =
 	"memory in use is read from the runtime's own profiler, which Python does not offer to an "
 	"outside tool; use Where memory grows (memory-growth) instead";
 static const char not_yet[] = "not available in this build yet";
+static const char no_go[] =
+	"memory in use is read from a runtime's own profiler (Go's heap profile), and the target "
+	"runs no Go program; use Where memory grows (memory-growth) instead";
+static const char go_no_pprof[] =
+	"memory in use is read from the Go program's own profiler, so the program must serve "
+	"net/http/pprof on a local port, and it does not (process 12: it listens on no TCP port); "
+	"use Where memory grows (memory-growth) instead";
+static const char go_no_pprof_unknown[] =
+	"memory in use is read from the Go program's own profiler, so the program must serve "
+	"net/http/pprof on a local port, and it does not (no endpoint found); use Where memory "
+	"grows (memory-growth) instead";
 /* Marks rows whose answer is "not available in this build yet" until the question's issue
  * lands (question.c "implemented"), then NULL. */
 static const char until_built[] = "<until built>";
@@ -74,11 +86,21 @@ static void test_question_reason(void **state)
 		{ Q_MEMORY_HELD, TARGET_PIDS, PY | NATIVE, python_memory },
 		{ Q_MEMORY_ALLOC, TARGET_UNIT, PY | JVM, python_memory },
 		{ Q_MEMORY_ALLOC, TARGET_CONTAINER, ALL, python_memory },
-		/* other runtimes: as far as this build goes */
-		{ Q_MEMORY_HELD, TARGET_SERVICE, 0, until_built },
-		{ Q_MEMORY_HELD, TARGET_SERVICE, NATIVE, until_built },
-		{ Q_MEMORY_ALLOC, TARGET_PIDS, JVM, until_built },
-		{ Q_MEMORY_HELD, TARGET_CONTAINER, GO | JVM, until_built },
+		/* Go: read from the program's net/http/pprof, which it must serve */
+		{ Q_MEMORY_HELD, TARGET_SERVICE, GOPP, NULL },
+		{ Q_MEMORY_ALLOC, TARGET_PIDS, GOPP | NATIVE, NULL },
+		{ Q_MEMORY_HELD, TARGET_CONTAINER, GO, go_no_pprof },
+		{ Q_MEMORY_ALLOC, TARGET_UNIT, GO | NATIVE, go_no_pprof },
+		{ Q_MEMORY_HELD, TARGET_SERVER, GOPP, not_server },
+		{ Q_MEMORY_HELD, TARGET_PIDS, GOPP | PY, python_memory },
+		/* no Go program at all (the JVM and Node.js are not read yet) */
+		{ Q_MEMORY_HELD, TARGET_SERVICE, 0, no_go },
+		{ Q_MEMORY_HELD, TARGET_SERVICE, NATIVE, no_go },
+		{ Q_MEMORY_ALLOC, TARGET_PIDS, JVM, no_go },
+		/* eBPF questions stay available for Go without pprof */
+		{ Q_LOCKS, TARGET_PIDS, GO, NULL },
+		{ Q_THREADS, TARGET_PIDS, GO, NULL },
+		{ Q_CPU, TARGET_PIDS, GO, NULL },
 		/* memory growth is read from outside: offered for a server and for Python */
 		{ Q_MEMORY_GROWTH, TARGET_SERVER, 0, until_built },
 		{ Q_MEMORY_GROWTH, TARGET_SERVICE, PY, until_built },
@@ -94,12 +116,15 @@ static void test_question_reason(void **state)
 		{ (enum question)1000, TARGET_SERVER, 0, "unknown question" },
 	};
 	const char *got, *want;
+	char buf[768];
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		print_message("case %zu\n", i);
-		got = check_question_reason(cases[i].q, cases[i].kind, cases[i].runtimes);
+		got = check_question_reason(cases[i].q, cases[i].kind, cases[i].runtimes,
+					    "process 12: it listens on no TCP port", buf,
+					    sizeof(buf));
 		want = (unsigned)cases[i].q < Q_COUNT ? expected(cases[i].reason, cases[i].q) :
 							cases[i].reason;
 		if (!want)
@@ -112,9 +137,10 @@ static void test_question_reason(void **state)
 /* Every question, every target kind: the rules in the order check.h gives them. */
 static void test_question_reason_all(void **state)
 {
-	static const unsigned int runtimes[] = { 0, NATIVE, PY, JVM | GO, ALL };
+	static const unsigned int runtimes[] = { 0, NATIVE, PY, JVM | GO, ALL, GOPP, ALL | GOPP };
 	const struct question_info *qi;
 	const char *got, *want;
+	char buf[768];
 	int q, k;
 	size_t r;
 
@@ -132,9 +158,13 @@ static void test_question_reason_all(void **state)
 					want = python_memory;
 				else if (!qi->implemented)
 					want = not_yet;
+				else if ((q == Q_MEMORY_HELD || q == Q_MEMORY_ALLOC) &&
+					 !(runtimes[r] & CHECK_GO_PPROF))
+					want = runtimes[r] & GO ? go_no_pprof_unknown : no_go;
 				else
 					want = NULL;
-				got = check_question_reason(q, k, runtimes[r]);
+				got = check_question_reason(q, k, runtimes[r], NULL, buf,
+							    sizeof(buf));
 				if (!want)
 					assert_null(got);
 				else
@@ -236,6 +266,7 @@ static void test_run(void **state)
 	};
 	char *json, *text, err[1024], line[1200];
 	json_t *doc, *q, *l;
+	char buf[768];
 	json_error_t jerr;
 	size_t i, k;
 	int ret;
@@ -279,7 +310,8 @@ static void test_run(void **state)
 		json_array_foreach(json_object_get(doc, "questions"), k, q) {
 			const struct question_info *qi = question_info(k);
 			const char *why = ret ? "the server is not ready to profile" :
-					      check_question_reason(k, cases[i].t.kind, 0);
+					      check_question_reason(k, cases[i].t.kind, 0, NULL,
+								    buf, sizeof(buf));
 
 			print_message("  question %s\n", qi->id);
 			assert_string_equal(jstr(q, "id"), qi->id);

@@ -197,6 +197,38 @@ static void test_system_dso(void **state)
 	}
 }
 
+static void test_go_std(void **state)
+{
+	static const struct {
+		const char *function;
+		bool std;
+	} cases[] = {
+		{ "runtime.mallocgc", true },
+		{ "runtime.gopark", true },
+		{ "sync.(*Mutex).Lock", true },
+		{ "net/http.(*conn).serve", true },
+		{ "internal/poll.(*FD).Read", true },
+		{ "encoding/json.Marshal", true },
+		{ "main.holdMemory", false },
+		{ "main.(*server).handle", false },
+		{ "main.main.func1", false },
+		{ "github.com/acme/billing.Build", false },
+		{ "github.com/acme/billing/internal/db.(*Pool).Get", false },
+		{ "example.org/x.F", false },
+		{ "mainly.F", true },		/* a std-like package that only starts with main */
+		{ "noDotAtAll", false },
+		{ "", false },
+		{ NULL, false },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu: %s\n", i, cases[i].function ? cases[i].function : "NULL");
+		assert_int_equal(report_is_go_std(cases[i].function), cases[i].std);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +236,7 @@ int main(void)
 		cmocka_unit_test(test_answer_rows),
 		cmocka_unit_test(test_truncated_answer),
 		cmocka_unit_test(test_system_dso),
+		cmocka_unit_test(test_go_std),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);

@@ -42,9 +42,9 @@ static void test_parse(void **state)
 		{ "   ", false, -EINVAL, 0, 0, "question is missing" },
 		{ "duration=30", false, -EINVAL, 0, 0,
 		  "question is missing; write question=Q,duration=S, e.g. question=cpu,duration=30 "
-		  "(questions: cpu, wall, threads, locks, memory-growth)" },
+		  "(questions: cpu, wall, threads, locks, memory-growth, memory-held, memory-alloc)" },
 		{ "question=disk,duration=30", false, -EINVAL, 0, 0,
-		  "unknown question 'disk'; choose one of: cpu, wall, threads, locks, memory-growth" },
+		  "unknown question 'disk'; choose one of: cpu, wall, threads, locks, memory-growth, memory-held, memory-alloc" },
 		{ "question=,duration=30", false, -EINVAL, 0, 0, "question is empty; choose one of" },
 		{ "question=cpu,duration=45", false, -EINVAL, 0, 0,
 		  "duration must be 10, 30 or 60 seconds, not '45'" },
@@ -61,8 +61,11 @@ static void test_parse(void **state)
 		{ "question=cpu,question=wall", false, -EINVAL, 0, 0, "question is given twice" },
 		{ "question=cpu,duration=10,duration=10", false, -EINVAL, 0, 0,
 		  "duration is given twice" },
-		{ "question=memory-held", false, -EINVAL, 0, 0,
-		  "memory-held (What is holding memory) cannot be captured by this version" },
+		{ "question=memory-held", false, 0, Q_MEMORY_HELD, 30, NULL },
+		{ "question=memory-alloc,duration=10", false, 0, Q_MEMORY_ALLOC, 10, NULL },
+		{ "question=memory-held", true, -EINVAL, 0, 0,
+		  "memory-held is not offered for a whole-server (Node) profile; choose one of: cpu, "
+		  "wall, threads, locks, memory-growth" },
 		{ "question=CPU", false, -EINVAL, 0, 0, "unknown question 'CPU'" },
 		{ "question=cpu\n,duration=30", false, -EINVAL, 0, 0, "unknown question 'cpu?'" },
 		{ "question=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false, -EINVAL, 0, 0,
@@ -98,12 +101,12 @@ static void test_server_questions(void **state)
 	char err[256];
 
 	(void)state;
-	/* every question a server offers parses on the node; the others (none implemented but
-	 * not offered today) would be refused with the list */
+	/* every question a server offers parses on the node; the runtime's own memory profiles
+	 * are refused there with the list */
 	assert_int_equal(request_parse("question=wall,duration=60", true, &r, err, sizeof(err)), 0);
 	assert_int_equal(request_parse("question=memory-alloc", true, &r, err, sizeof(err)),
 			 -EINVAL);
-	assert_non_null(strstr(err, "cannot be captured by this version"));
+	assert_non_null(strstr(err, "not offered for a whole-server (Node) profile"));
 }
 
 static void test_limits(void **state)

@@ -1,0 +1,122 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# Go programs without net/http/pprof, and endpoints that are hostile or broken (issue 6), each
+# as pid 1 of its own pid, mount and net namespaces:
+#   - tests/workloads/go/nopprof.go listens on a port that is not pprof: check says memory-held
+#     is unavailable and why (the program must serve net/http/pprof on a local port); capture
+#     memory-held is refused with that reason; cpu still names main.hotLoop
+#   - tests/workloads/go/badpprof.go: an index page that never ends (endless), profiles of random
+#     bytes (garbage), a port that accepts and never answers (silent): every capture ends on
+#     time, exits 0, and has a note that says what went wrong
+. "$(dirname "$0")/lib.sh"
+
+need_root
+need_cmd flock timeout curl nsenter
+[ -x "$BIN" ] || fail "binary not found: $BIN (make, or set BIN)"
+
+LOCK=/run/slideops-profiler.lock
+GO=$(command -v go || echo /usr/lib/go-1.19/bin/go)
+[ -x "$GO" ] || fail "go not found (apt-get install golang-go)"
+export HOME=${HOME:-$TMP} GOCACHE=$TMP/gocache GOPATH=$TMP/gopath GO111MODULE=off GOFLAGS= \
+	CGO_ENABLED=0
+
+mkdir -p "$TMP/src"
+for p in nopprof badpprof; do
+	cp "$LIB_DIR/../workloads/go/$p.go" "$TMP/src/"
+	(cd "$TMP/src" && "$GO" build -ldflags='-s -w' -o "$TMP/$p" "$p.go") >"$TMP/go.log" 2>&1 ||
+		fail "go build $p failed: $(tail -3 "$TMP/go.log")"
+done
+make_busybox_rootfs "$TMP/root" "$TMP/nopprof" "$TMP/badpprof" || exit 1
+
+# start NAME PORT CMD ARGS...: CMD in a container of its own; prints its pid once PORT listens
+# inside the container.
+start()
+{
+	local name=$1 port=$2 cg pid
+	shift 2
+	cg=$(cg_make_unit "$name.service") || exit 1
+	pid=$(ns_container_run "$TMP/root" "$cg" "$@") || exit 1
+	wait_for "nsenter -t $pid -n cat /proc/net/tcp | awk '\$4 == \"0A\"' | grep -qi ':$(printf %04X "$port") '" 20 ||
+		fail "$* (pid $pid) does not listen on $port inside its container"
+	echo "$pid"
+}
+
+# capture OUT MAXSECONDS ARGS...: one capture (when no other holds the lock) that must end
+# within MAXSECONDS; exit status in OUT.rc, output in OUT.stdout and OUT.stderr.
+capture()
+{
+	local out=$1 max=$2 try rc t0 t
+	shift 2
+	for try in 1 2 3; do
+		wait_for "flock -n $LOCK true" 120 || fail "another capture held $LOCK for 2 min"
+		rm -rf "$out"
+		t0=$(date +%s%N)
+		timeout -k 5 90 "$BIN" capture "$@" --out "$out" </dev/null >"$out.stdout" 2>"$out.stderr"
+		rc=$?
+		[ "$rc" -ne 0 ] && grep -qi 'already running' "$out.stderr" && continue
+		break
+	done
+	t=$((($(date +%s%N) - t0) / 1000000))
+	echo "$rc" >"$out.rc"
+	log "capture $* -> exit $rc in $t ms"
+	sed -n '/^Notes:/,/^$/p' "$out.stdout" | sed 's/^/    /' >&2
+	[ "$rc" -eq 0 ] || sed 's/^/    stderr: /' "$out.stderr" >&2
+	[ "$t" -le $((max * 1000)) ] || fail "capture $* took $t ms, more than $max s"
+}
+
+# --- a Go program without pprof ------------------------------------------------------------
+nop=$(start go-nopprof 8080 /usr/local/bin/nopprof) || exit 1
+"$BIN" check --pid "$nop" >"$TMP/check.out" 2>&1 || { cat "$TMP/check.out" >&2; fail "check exited non-zero"; }
+grep -Eq "^ +memory-held +What is holding memory +unavailable: .*must serve net/http/pprof on a local port" "$TMP/check.out" ||
+	{ cat "$TMP/check.out" >&2; fail "check does not say why memory-held is unavailable"; }
+grep -q "Go pprof: process $nop does not serve net/http/pprof: .*8080" "$TMP/check.out" ||
+	{ cat "$TMP/check.out" >&2; fail "check does not say which port it tried"; }
+grep -Eq '^ +cpu +What is using the CPU +available$' "$TMP/check.out" || fail "cpu is not available"
+grep -Eq '^ +memory-growth +Where memory grows +available$' "$TMP/check.out" || fail "memory-growth is not available"
+grep -Eq '^ +threads .* +available$' "$TMP/check.out" || fail "threads is not available"
+
+capture "$TMP/nheld" 20 --pid "$nop" --question memory-held --duration 2
+[ "$(cat "$TMP/nheld.rc")" -ne 0 ] || fail "memory-held of a Go program without pprof succeeded"
+grep -q 'must serve net/http/pprof on a local port' "$TMP/nheld.stderr" ||
+	{ cat "$TMP/nheld.stderr" >&2; fail "memory-held was refused without the reason"; }
+
+capture "$TMP/ncpu" 30 --pid "$nop" --question cpu --duration 3
+[ "$(cat "$TMP/ncpu.rc")" -eq 0 ] || { cat "$TMP/ncpu.stderr" >&2; fail "cpu of the Go program failed"; }
+grep -q 'main\.hotLoop' "$TMP/ncpu/profile.collapsed" || fail "cpu does not name main.hotLoop"
+kill -KILL "$nop"
+
+# --- hostile endpoints ---------------------------------------------------------------------
+# endless: the index page never ends. The endpoint is not taken; locks runs on eBPF alone.
+endless=$(start go-endless 6060 /usr/local/bin/badpprof -mode endless) || exit 1
+capture "$TMP/endless" 25 --pid "$endless" --question locks --duration 2
+[ "$(cat "$TMP/endless.rc")" -eq 0 ] || { cat "$TMP/endless.stderr" >&2; fail "locks with an endless endpoint failed"; }
+grep -q 'does not serve net/http/pprof' "$TMP/endless.stdout" ||
+	{ cat "$TMP/endless.stdout" >&2; fail "no note about the endless endpoint"; }
+kill -0 "$endless" || fail "the endless server died"
+kill -KILL "$endless"
+
+# garbage: a real-looking index, profiles of random bytes.
+garbage=$(start go-garbage 6060 /usr/local/bin/badpprof -mode garbage) || exit 1
+capture "$TMP/garbage" 25 --pid "$garbage" --question memory-held --duration 2
+[ "$(cat "$TMP/garbage.rc")" -eq 0 ] || { cat "$TMP/garbage.stderr" >&2; fail "memory-held with a garbage endpoint failed"; }
+grep -q 'is not a pprof profile' "$TMP/garbage.stdout" ||
+	{ cat "$TMP/garbage.stdout" >&2; fail "no note about the garbage profile"; }
+capture "$TMP/garbage-threads" 25 --pid "$garbage" --question threads
+[ "$(cat "$TMP/garbage-threads.rc")" -eq 0 ] || { cat "$TMP/garbage-threads.stderr" >&2; fail "threads with a garbage endpoint failed"; }
+grep -q 'goroutine dump' "$TMP/garbage-threads.stdout" ||
+	{ cat "$TMP/garbage-threads.stdout" >&2; fail "no note about the garbage goroutine dump"; }
+kill -KILL "$garbage"
+
+# silent: accepts, never answers.
+silent=$(start go-silent 6060 /usr/local/bin/badpprof -mode silent) || exit 1
+capture "$TMP/silent" 25 --pid "$silent" --question locks --duration 2
+[ "$(cat "$TMP/silent.rc")" -eq 0 ] || { cat "$TMP/silent.stderr" >&2; fail "locks with a silent endpoint failed"; }
+grep -q 'does not serve net/http/pprof' "$TMP/silent.stdout" ||
+	{ cat "$TMP/silent.stdout" >&2; fail "no note about the silent endpoint"; }
+"$BIN" check --pid "$silent" >"$TMP/check-silent.out" 2>&1
+grep -q "Go pprof: process $silent does not serve net/http/pprof" "$TMP/check-silent.out" ||
+	{ cat "$TMP/check-silent.out" >&2; fail "check does not report the silent port"; }
+
+log "PASS: no pprof and hostile endpoints: clear reasons and notes, every capture on time"
+exit 0
