@@ -1175,6 +1175,14 @@ static void inspect_go(const struct capture_opts *o, const uint32_t *pids, size_
 	for (i = 0; i < info->ngo; i++)
 		go_source__endpoint(gs, info->go[i].pid, info->go[i].host, sizeof(info->go[i].host));
 	info->goroutines = o->question == Q_THREADS && info->ngo && info->ngo == n;
+	if (o->question == Q_LOCKS && !info->ngo && info->ngo_missing && !info->nother) {
+		snprintf(info->refuse, sizeof(info->refuse),
+			 "%s (%s): a Go program waits on locks in the Go scheduler, not in the "
+			 "kernel, so its lock waits are read from its own mutex and block profiles: the "
+			 "program must serve net/http/pprof on a local port, and it does not (%s)",
+			 qi->id, qi->text, info->go_missing);
+		return;
+	}
 	if ((o->question != Q_MEMORY_HELD && o->question != Q_MEMORY_ALLOC) || info->ngo)
 		return;
 	if (info->ngo_missing)
@@ -1237,6 +1245,11 @@ static int prepare_go(struct capture *c, char *err, size_t size)
 				 "goroutines waiting on a sync.Mutex park without a futex, so only its "
 				 "futex waits are seen. Serve net/http/pprof on a local port to see "
 				 "them too.", c->info.go_missing);
+	if (o->question == Q_THREADS && c->info.ngo_missing)
+		add_note(c->res, "A Go program of the target does not serve net/http/pprof (%s): "
+				 "these are its OS threads, not its goroutines. Serve net/http/pprof "
+				 "on a local port to see every goroutine and where it waits.",
+			 c->info.go_missing);
 	if (o->question == Q_THREADS && c->info.ngo && !c->info.goroutines)
 		add_note(c->res, "The target's Go programs serve net/http/pprof, but it has other "
 				 "processes too: this shows OS threads. Capture a Go program alone "

@@ -42,6 +42,15 @@ const char *check_question_reason(enum question q, enum target_kind kind, unsign
 		return python_memory_reason;
 	if (!qi->implemented)
 		return "not available in this build yet";
+	/* Go programs wait on a sync.Mutex in the Go scheduler, not in the kernel: for a target
+	 * of Go programs only, lock waits come from their own mutex and block profiles. */
+	if (q == Q_LOCKS && kind != TARGET_SERVER && runtimes == (1u << RUNTIME_GO)) {
+		snprintf(buf, size, "a Go program waits on locks in the Go scheduler, not in the "
+			 "kernel, so its lock waits are read from its own mutex and block profiles: "
+			 "the program must serve net/http/pprof on a local port, and it does not (%s)",
+			 go_missing && *go_missing ? go_missing : "no endpoint found");
+		return buf;
+	}
 	if ((q == Q_MEMORY_HELD || q == Q_MEMORY_ALLOC) && !(runtimes & CHECK_GO_PPROF)) {
 		if (!(runtimes & (1u << RUNTIME_GO)))
 			return no_go_reason;

@@ -26,7 +26,9 @@ struct check_opts {
 
 /*
  * Why @q cannot be answered for a target whose processes run these runtimes (bit per
- * enum runtime_kind, plus CHECK_GO_PPROF), or NULL when it can. @go_missing says why a Go
+ * enum runtime_kind, plus CHECK_GO_PPROF), or NULL when it can. memory-held and memory-alloc
+ * need a Go program that serves net/http/pprof; so does locks for a target of Go programs only
+ * (their waits on a sync.Mutex never reach the kernel). @go_missing says why a Go
  * program has no endpoint ("process 12 (app): it listens on no TCP port"; may be NULL). The
  * reason is a constant or written to @buf.
  */

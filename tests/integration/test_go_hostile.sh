@@ -6,9 +6,10 @@
 #   - tests/workloads/go/nopprof.go listens on a port that is not pprof: check says memory-held
 #     is unavailable and why (the program must serve net/http/pprof on a local port); capture
 #     memory-held is refused with that reason; cpu still names main.hotLoop
-#   - tests/workloads/go/badpprof.go: an index page that never ends (endless), profiles of random
-#     bytes (garbage), a port that accepts and never answers (silent): every capture ends on
-#     time, exits 0, and has a note that says what went wrong
+#   - tests/workloads/go/badpprof.go: an index page that never ends (endless) and a port that
+#     accepts and never answers (silent) are not taken as the endpoint: memory-held and locks
+#     are refused at once naming the port and what it did, threads shows OS threads with a
+#     note; profiles of random bytes (garbage): the captures end on time, exit 0, with notes
 . "$(dirname "$0")/lib.sh"
 
 need_root
@@ -75,6 +76,9 @@ grep -q "Go pprof: process $nop does not serve net/http/pprof: .*8080" "$TMP/che
 grep -Eq '^ +cpu +What is using the CPU +available$' "$TMP/check.out" || fail "cpu is not available"
 grep -Eq '^ +memory-growth +Where memory grows +available$' "$TMP/check.out" || fail "memory-growth is not available"
 grep -Eq '^ +threads .* +available$' "$TMP/check.out" || fail "threads is not available"
+grep -Eq '^ +wall .* +available$' "$TMP/check.out" || fail "wall is not available"
+grep -Eq "^ +locks +What is waiting on locks +unavailable: a Go program waits on locks in the Go scheduler, not in the kernel.*must serve net/http/pprof" "$TMP/check.out" ||
+	{ cat "$TMP/check.out" >&2; fail "check does not say why locks is unavailable for a Go program without pprof"; }
 
 capture "$TMP/nheld" 20 --pid "$nop" --question memory-held --duration 2
 [ "$(cat "$TMP/nheld.rc")" -ne 0 ] || fail "memory-held of a Go program without pprof succeeded"
@@ -87,36 +91,47 @@ grep -q 'main\.hotLoop' "$TMP/ncpu/profile.collapsed" || fail "cpu does not name
 kill -KILL "$nop"
 
 # --- hostile endpoints ---------------------------------------------------------------------
-# endless: the index page never ends. The endpoint is not taken; locks runs on eBPF alone.
-endless=$(start go-endless 6060 /usr/local/bin/badpprof -mode endless) || exit 1
-capture "$TMP/endless" 25 --pid "$endless" --question locks --duration 2
-[ "$(cat "$TMP/endless.rc")" -eq 0 ] || { cat "$TMP/endless.stderr" >&2; fail "locks with an endless endpoint failed"; }
-grep -q 'does not serve net/http/pprof' "$TMP/endless.stdout" ||
-	{ cat "$TMP/endless.stdout" >&2; fail "no note about the endless endpoint"; }
-kill -0 "$endless" || fail "the endless server died"
-kill -KILL "$endless"
+# endless: the index page never ends; silent: the port accepts and never answers. Neither is
+# taken as the endpoint: memory-held and locks (a target of Go programs only) are refused at
+# once with what went wrong; threads shows the OS threads, with a note.
+for mode in endless silent; do
+	pid=$(start "go-$mode" 6060 /usr/local/bin/badpprof -mode "$mode") || exit 1
+	case $mode in
+	endless) what='6060: an answer larger than 65536 bytes' ;;
+	silent) what='6060: no complete answer within 500 ms' ;;
+	esac
+	for q in memory-held locks; do
+		capture "$TMP/$mode-$q" 10 --pid "$pid" --question "$q" --duration 2
+		[ "$(cat "$TMP/$mode-$q.rc")" -ne 0 ] || fail "$q with a $mode endpoint was not refused"
+		grep -q "must serve net/http/pprof on a local port, and it does not (process $pid (badpprof): none of its TCP ports ($what) serves /debug/pprof/)" "$TMP/$mode-$q.stderr" ||
+			{ cat "$TMP/$mode-$q.stderr" >&2; fail "$q with a $mode endpoint: no reason naming the port"; }
+	done
+	capture "$TMP/$mode-threads" 20 --pid "$pid" --question threads
+	[ "$(cat "$TMP/$mode-threads.rc")" -eq 0 ] || { cat "$TMP/$mode-threads.stderr" >&2; fail "threads with a $mode endpoint failed"; }
+	grep -q "does not serve net/http/pprof (process $pid (badpprof): none of its TCP ports ($what)" "$TMP/$mode-threads.stdout" ||
+		{ cat "$TMP/$mode-threads.stdout" >&2; fail "threads with a $mode endpoint: no note"; }
+	"$BIN" check --pid "$pid" >"$TMP/check-$mode.out" 2>&1
+	grep -q "Go pprof: process $pid does not serve net/http/pprof: none of its TCP ports ($what)" "$TMP/check-$mode.out" ||
+		{ cat "$TMP/check-$mode.out" >&2; fail "check does not report the $mode port"; }
+	kill -0 "$pid" || fail "the $mode server died"
+	kill -KILL "$pid"
+done
 
-# garbage: a real-looking index, profiles of random bytes.
+# garbage: a real-looking index, profiles of random bytes: the capture ends on time with notes.
 garbage=$(start go-garbage 6060 /usr/local/bin/badpprof -mode garbage) || exit 1
 capture "$TMP/garbage" 25 --pid "$garbage" --question memory-held --duration 2
 [ "$(cat "$TMP/garbage.rc")" -eq 0 ] || { cat "$TMP/garbage.stderr" >&2; fail "memory-held with a garbage endpoint failed"; }
-grep -q 'is not a pprof profile' "$TMP/garbage.stdout" ||
-	{ cat "$TMP/garbage.stdout" >&2; fail "no note about the garbage profile"; }
+grep -q "its heap profile from 127.0.0.1:6060/debug/pprof/heap?gc=1 is not a pprof profile" "$TMP/garbage.stdout" ||
+	{ cat "$TMP/garbage.stdout" >&2; fail "no note about the garbage heap profile"; }
+capture "$TMP/garbage-locks" 25 --pid "$garbage" --question locks --duration 2
+[ "$(cat "$TMP/garbage-locks.rc")" -eq 0 ] || { cat "$TMP/garbage-locks.stderr" >&2; fail "locks with a garbage endpoint failed"; }
+grep -q 'is not a pprof profile' "$TMP/garbage-locks.stdout" ||
+	{ cat "$TMP/garbage-locks.stdout" >&2; fail "no note about the garbage mutex/block profiles"; }
 capture "$TMP/garbage-threads" 25 --pid "$garbage" --question threads
 [ "$(cat "$TMP/garbage-threads.rc")" -eq 0 ] || { cat "$TMP/garbage-threads.stderr" >&2; fail "threads with a garbage endpoint failed"; }
-grep -q 'goroutine dump' "$TMP/garbage-threads.stdout" ||
+grep -q 'sent as its goroutine dump is not one' "$TMP/garbage-threads.stdout" ||
 	{ cat "$TMP/garbage-threads.stdout" >&2; fail "no note about the garbage goroutine dump"; }
-kill -KILL "$garbage"
-
-# silent: accepts, never answers.
-silent=$(start go-silent 6060 /usr/local/bin/badpprof -mode silent) || exit 1
-capture "$TMP/silent" 25 --pid "$silent" --question locks --duration 2
-[ "$(cat "$TMP/silent.rc")" -eq 0 ] || { cat "$TMP/silent.stderr" >&2; fail "locks with a silent endpoint failed"; }
-grep -q 'does not serve net/http/pprof' "$TMP/silent.stdout" ||
-	{ cat "$TMP/silent.stdout" >&2; fail "no note about the silent endpoint"; }
-"$BIN" check --pid "$silent" >"$TMP/check-silent.out" 2>&1
-grep -q "Go pprof: process $silent does not serve net/http/pprof" "$TMP/check-silent.out" ||
-	{ cat "$TMP/check-silent.out" >&2; fail "check does not report the silent port"; }
+kill -0 "$garbage" || fail "the garbage server died"
 
 log "PASS: no pprof and hostile endpoints: clear reasons and notes, every capture on time"
 exit 0

@@ -45,6 +45,14 @@ static const char go_no_pprof[] =
 	"memory in use is read from the Go program's own profiler, so the program must serve "
 	"net/http/pprof on a local port, and it does not (process 12: it listens on no TCP port); "
 	"use Where memory grows (memory-growth) instead";
+static const char go_locks[] =
+	"a Go program waits on locks in the Go scheduler, not in the kernel, so its lock waits are "
+	"read from its own mutex and block profiles: the program must serve net/http/pprof on a "
+	"local port, and it does not (process 12: it listens on no TCP port)";
+static const char go_locks_unknown[] =
+	"a Go program waits on locks in the Go scheduler, not in the kernel, so its lock waits are "
+	"read from its own mutex and block profiles: the program must serve net/http/pprof on a "
+	"local port, and it does not (no endpoint found)";
 static const char go_no_pprof_unknown[] =
 	"memory in use is read from the Go program's own profiler, so the program must serve "
 	"net/http/pprof on a local port, and it does not (no endpoint found); use Where memory "
@@ -97,8 +105,12 @@ static void test_question_reason(void **state)
 		{ Q_MEMORY_HELD, TARGET_SERVICE, 0, no_go },
 		{ Q_MEMORY_HELD, TARGET_SERVICE, NATIVE, no_go },
 		{ Q_MEMORY_ALLOC, TARGET_PIDS, JVM, no_go },
+		/* locks of Go programs only: their own mutex and block profiles */
+		{ Q_LOCKS, TARGET_PIDS, GO, go_locks },
+		{ Q_LOCKS, TARGET_SERVICE, GOPP, NULL },
+		{ Q_LOCKS, TARGET_PIDS, GO | NATIVE, NULL },
+		{ Q_LOCKS, TARGET_SERVER, GO, NULL },
 		/* eBPF questions stay available for Go without pprof */
-		{ Q_LOCKS, TARGET_PIDS, GO, NULL },
 		{ Q_THREADS, TARGET_PIDS, GO, NULL },
 		{ Q_CPU, TARGET_PIDS, GO, NULL },
 		/* memory growth is read from outside: offered for a server and for Python */
@@ -137,7 +149,8 @@ static void test_question_reason(void **state)
 /* Every question, every target kind: the rules in the order check.h gives them. */
 static void test_question_reason_all(void **state)
 {
-	static const unsigned int runtimes[] = { 0, NATIVE, PY, JVM | GO, ALL, GOPP, ALL | GOPP };
+	static const unsigned int runtimes[] = { 0, NATIVE, PY, JVM | GO, ALL, GOPP, ALL | GOPP,
+						 GO };
 	const struct question_info *qi;
 	const char *got, *want;
 	char buf[768];
@@ -158,6 +171,8 @@ static void test_question_reason_all(void **state)
 					want = python_memory;
 				else if (!qi->implemented)
 					want = not_yet;
+				else if (q == Q_LOCKS && k != TARGET_SERVER && runtimes[r] == GO)
+					want = go_locks_unknown;
 				else if ((q == Q_MEMORY_HELD || q == Q_MEMORY_ALLOC) &&
 					 !(runtimes[r] & CHECK_GO_PPROF))
 					want = runtimes[r] & GO ? go_no_pprof_unknown : no_go;
