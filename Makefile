@@ -30,7 +30,7 @@ BIN := $(OUTPUT)/slideops-profiler
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libyaml-dev \
 	libcurl4-openssl-dev libjansson-dev libcgroup-dev libcmocka-dev zlib1g-dev \
 	libmicrohttpd-dev pkg-config libclang-rt-14-dev golang-go util-linux iproute2 \
-	busybox-static python3 procps
+	busybox-static python3 procps docker.io debootstrap
 
 ifeq ($(V),1)
 Q =
