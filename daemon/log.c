@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Read and written from any thread (API threads, the namespace threads of runtimes/go_pprof):
+/* Read and written from any thread (API threads, the namespace threads of runtimes/nshttp):
  * atomics, and the environment read once. */
 static int current_level = LOG_WARN;
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;

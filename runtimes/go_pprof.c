@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtimes/go_pprof.h"
 
-#include <curl/curl.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,21 +14,20 @@
 
 #include "daemon/fileio.h"
 #include "daemon/log.h"
+#include "runtimes/nshttp.h"
 
 #define STAT_MAX (16u << 10)
 #define PROC_NET_MAX (64u << 20)	/* about 400000 sockets in one network namespace */
 #define LISTEN_MAX 512			/* listening sockets of one namespace looked at */
 #define FD_SCAN_MAX (1u << 17)		/* fds of the process looked at */
-#define GET_MAX_BYTES (1ul << 30)	/* largest @max_bytes go_pprof_get() accepts */
-#define GET_MAX_TIMEOUT_MS (10 * 60 * 1000)
-#define PATH_LEN_MAX 1024
-#define ERR_BODY_MAX 128		/* bytes of a non-200 body kept for the message */
-#define NOTE_MAX 160
 #define WHY_MAX 512
-#define STATUS_LINE_MAX 80
-#define DEADLINE_SLACK_MS 1000		/* beyond curl's own timeouts, in case they slip */
 #define INDEX_PATH "/debug/pprof/"
-#define USER_AGENT "slideops-profiler"
+
+/* go_pprof_get() hands nshttp the endpoint's host array: nshttp reads at most
+ * NSHTTP_HOST_MAX bytes of it. */
+_Static_assert(sizeof(((struct go_endpoint *)0)->host) >= NSHTTP_HOST_MAX,
+	       "nshttp_req_check() could read past go_endpoint.host");
+_Static_assert(GO_PPROF_MAX_PROBES <= NSHTTP_MAX_REQUESTS, "one nshttp_get_all() probes all");
 
 /* --- pure helpers ------------------------------------------------------------------------- */
 
@@ -247,7 +243,7 @@ void go_pprof_why_none(const uint16_t *ports, const char *const *notes, size_t n
 		       size_t not_probed, char *why, size_t size)
 {
 	char buf[4096];
-	size_t shown;
+	size_t shown, len;
 
 	if (!why || !size)
 		return;
@@ -259,65 +255,21 @@ void go_pprof_why_none(const uint16_t *ports, const char *const *notes, size_t n
 		n = 0;
 	for (shown = n;; shown--) {
 		why_build(buf, sizeof(buf), ports, notes, n, shown, not_probed);
-		if (strlen(buf) < size || !shown)
+		len = strlen(buf);
+		if (len < size || !shown)
 			break;
 	}
-	snprintf(why, size, "%s", buf);
+	/* Even the shortest form may not fit: cut it. memcpy, not snprintf: inlined into
+	 * probe(), gcc's -Wformat-truncation would flag the cut that is meant. */
+	if (len >= size)
+		len = size - 1;
+	memcpy(why, buf, len);
+	why[len] = '\0';
 }
 
 void go_pprof_http_why(long status, const char *body, size_t len, char *why, size_t size)
 {
-	char line[STATUS_LINE_MAX + 1];
-	size_t i, n = 0;
-
-	if (!why || !size)
-		return;
-	for (i = 0; body && i < len && body[i] != '\n' && n < STATUS_LINE_MAX; i++) {
-		unsigned char c = (unsigned char)body[i];
-
-		if (c == '\r' && (i + 1 == len || body[i + 1] == '\n'))
-			break;
-		line[n++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-	}
-	while (n && line[n - 1] == ' ')
-		n--;
-	line[n] = '\0';
-	for (i = 0; i < n && line[i] == ' '; i++)
-		;
-	if (i < n)
-		snprintf(why, size, "HTTP %ld: %s", status, line + i);
-	else
-		snprintf(why, size, "HTTP %ld", status);
-}
-
-/* --- one HTTP exchange ---------------------------------------------------------------------- */
-
-struct req {
-	char url[64 + PATH_LEN_MAX];
-	long timeout_ms, connect_ms;
-	size_t max_bytes;
-	CURL *h;
-	bool added, done;
-	/* the answer */
-	int err;
-	long status;
-	char *body;
-	size_t len, cap;
-	char errbody[ERR_BODY_MAX];	/* the start of a non-200 body */
-	size_t errbody_len;
-	size_t header_bytes;
-	bool too_big, headers_too_big;
-	char errbuf[CURL_ERROR_SIZE];
-	char note[NOTE_MAX];		/* "HTTP 404", "no answer within 500 ms" */
-	char why[WHY_MAX];		/* for go_pprof_get(): the note, or "HTTP 404: <line>" */
-};
-
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_rc;
-
-static void curl_init(void)
-{
-	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+	nshttp_status_why(status, body, len, why, size);
 }
 
 static uint64_t now_ms(void)
@@ -326,323 +278,6 @@ static uint64_t now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static size_t on_header(char *p, size_t size, size_t n, void *ctx)
-{
-	struct req *r = ctx;
-	size_t len = size * n;
-
-	(void)p;
-	r->header_bytes += len;
-	if (r->header_bytes > GO_PPROF_HEADER_MAX_BYTES) {
-		r->headers_too_big = true;
-		return 0;	/* aborts the transfer */
-	}
-	return len;
-}
-
-static size_t on_body(char *p, size_t size, size_t n, void *ctx)
-{
-	struct req *r = ctx;
-	size_t len = size * n, room, ncap;
-	long status = 0;
-	char *tmp;
-
-	curl_easy_getinfo(r->h, CURLINFO_RESPONSE_CODE, &status);
-	if (status != 200) {
-		/* Only the start is kept for the message; past that, stop reading. */
-		room = sizeof(r->errbody) - r->errbody_len;
-		memcpy(r->errbody + r->errbody_len, p, len < room ? len : room);
-		r->errbody_len += len < room ? len : room;
-		return r->errbody_len < sizeof(r->errbody) ? len : 0;
-	}
-	if (len > r->max_bytes - r->len) {
-		r->too_big = true;
-		return 0;
-	}
-	if (r->len + len + 1 > r->cap) {
-		ncap = r->cap ? r->cap : 16384;
-		while (ncap < r->len + len + 1)
-			ncap *= 2;
-		if (ncap > r->max_bytes + 1)
-			ncap = r->max_bytes + 1;
-		tmp = realloc(r->body, ncap);
-		if (!tmp)
-			return 0;	/* r->err becomes -ENOMEM: too_big is not set */
-		r->body = tmp;
-		r->cap = ncap;
-	}
-	memcpy(r->body + r->len, p, len);
-	r->len += len;
-	r->body[r->len] = '\0';
-	return len;
-}
-
-static int req_setup(struct req *r)
-{
-	CURL *h = curl_easy_init();
-
-	if (!h)
-		return -ENOMEM;
-	r->h = h;
-	/* HTTP only, never through a proxy (CURLOPT_PROXY "" overrides the environment), no
-	 * redirects, no Accept-Encoding (bodies are taken as sent), fresh connection. */
-	if (curl_easy_setopt(h, CURLOPT_URL, r->url) ||
-	    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L) ||
-	    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http") ||
-	    curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http") ||
-	    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L) ||
-	    curl_easy_setopt(h, CURLOPT_PROXY, "") ||
-	    curl_easy_setopt(h, CURLOPT_NOPROXY, "*") ||
-	    curl_easy_setopt(h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1) ||
-	    curl_easy_setopt(h, CURLOPT_FORBID_REUSE, 1L) ||
-	    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, r->connect_ms) ||
-	    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, r->timeout_ms) ||
-	    curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->max_bytes) ||
-	    curl_easy_setopt(h, CURLOPT_USERAGENT, USER_AGENT) ||
-	    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, r->errbuf) ||
-	    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body) ||
-	    curl_easy_setopt(h, CURLOPT_WRITEDATA, r) ||
-	    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header) ||
-	    curl_easy_setopt(h, CURLOPT_HEADERDATA, r))
-		return -EINVAL;
-	return 0;
-}
-
-/* Printable, one line. */
-static void clean_text(char *t)
-{
-	for (; *t; t++) {
-		if ((unsigned char)*t < 0x20 || (unsigned char)*t >= 0x7f)
-			*t = ' ';
-	}
-}
-
-/* Sets r->err, r->note and r->why from curl's result. */
-static void req_finish(struct req *r, CURLcode rc)
-{
-	curl_off_t connect_us = 0;
-	long status = 0, oserr = 0;
-
-	curl_easy_getinfo(r->h, CURLINFO_RESPONSE_CODE, &status);
-	curl_easy_getinfo(r->h, CURLINFO_OS_ERRNO, &oserr);
-	curl_easy_getinfo(r->h, CURLINFO_CONNECT_TIME_T, &connect_us);
-	r->status = status;
-	r->err = 0;
-	if (rc == CURLE_OK && status == 200)
-		return;
-	if (r->headers_too_big) {
-		r->err = -EFBIG;
-		snprintf(r->note, sizeof(r->note), "response headers larger than %u bytes",
-			 GO_PPROF_HEADER_MAX_BYTES);
-	} else if (status && status != 200) {
-		r->err = -EPROTO;
-		snprintf(r->note, sizeof(r->note), "HTTP %ld", status);
-		go_pprof_http_why(status, r->errbody, r->errbody_len, r->why, sizeof(r->why));
-		return;
-	} else if (r->too_big || rc == CURLE_FILESIZE_EXCEEDED) {
-		r->err = -EFBIG;
-		snprintf(r->note, sizeof(r->note), "an answer larger than %zu bytes", r->max_bytes);
-	} else {
-		switch (rc) {
-		case CURLE_OPERATION_TIMEDOUT:
-			r->err = -ETIMEDOUT;
-			if (connect_us > 0)
-				snprintf(r->note, sizeof(r->note),
-					 "no complete answer within %ld ms", r->timeout_ms);
-			else
-				snprintf(r->note, sizeof(r->note), "no connection within %ld ms",
-					 r->connect_ms);
-			break;
-		case CURLE_COULDNT_CONNECT:
-			r->err = oserr > 0 ? -(int)oserr : -ECONNREFUSED;
-			snprintf(r->note, sizeof(r->note), "cannot connect (%s)",
-				 strerror(-r->err));
-			break;
-		case CURLE_GOT_NOTHING:
-			r->err = -EPROTO;
-			snprintf(r->note, sizeof(r->note),
-				 "the connection closed without an answer");
-			break;
-		case CURLE_PARTIAL_FILE:
-			r->err = -EPROTO;
-			snprintf(r->note, sizeof(r->note), "the answer was cut short");
-			break;
-		case CURLE_UNSUPPORTED_PROTOCOL:	/* "Received HTTP/0.9 when not allowed" */
-		case CURLE_WEIRD_SERVER_REPLY:
-		case CURLE_BAD_CONTENT_ENCODING:
-		case CURLE_HTTP2:
-		case CURLE_HTTP_RETURNED_ERROR:
-			r->err = -EPROTO;
-			snprintf(r->note, sizeof(r->note), "not an HTTP answer (%.100s)",
-				 r->errbuf[0] ? r->errbuf : curl_easy_strerror(rc));
-			break;
-		case CURLE_RECV_ERROR:
-		case CURLE_SEND_ERROR:
-			if (oserr > 0) {
-				r->err = -(int)oserr;
-				snprintf(r->note, sizeof(r->note), "the connection failed (%s)",
-					 strerror(-r->err));
-			} else {	/* e.g. a malformed chunked body */
-				r->err = -EPROTO;
-				snprintf(r->note, sizeof(r->note), "a malformed answer (%.100s)",
-					 r->errbuf[0] ? r->errbuf : curl_easy_strerror(rc));
-			}
-			break;
-		case CURLE_OUT_OF_MEMORY:
-			r->err = -ENOMEM;
-			snprintf(r->note, sizeof(r->note), "out of memory");
-			break;
-		case CURLE_WRITE_ERROR:		/* on_body() could not grow the buffer */
-			r->err = -ENOMEM;
-			snprintf(r->note, sizeof(r->note), "out of memory for the answer");
-			break;
-		default:
-			r->err = -EIO;
-			snprintf(r->note, sizeof(r->note), "%.120s",
-				 r->errbuf[0] ? r->errbuf : curl_easy_strerror(rc));
-			break;
-		}
-	}
-	clean_text(r->note);
-	snprintf(r->why, sizeof(r->why), "%s", r->note);
-}
-
-/* Request @i has answered 200 and every request before it is done: nothing better can come. */
-static bool decided(const struct req *r, size_t n, bool (*good)(const struct req *))
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (!r[i].done)
-			return false;
-		if (good(&r[i]))
-			return true;
-	}
-	return false;
-}
-
-/*
- * Runs the @n requests at once (in the calling thread: the caller is the namespace thread).
- * With @good, stops as soon as the first good request in order is known. Every request ends
- * with r->err set (-ECANCELED: stopped early). Returns 0 or -errno when curl cannot run.
- */
-static int run_requests(struct req *r, size_t n, bool (*good)(const struct req *))
-{
-	uint64_t deadline = 0;
-	long max_ms = 0;
-	CURLMsg *msg;
-	CURLM *m;
-	int still = 0, left, err = 0;
-	size_t i;
-
-	m = curl_multi_init();
-	if (!m)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		err = req_setup(&r[i]);
-		if (!err && curl_multi_add_handle(m, r[i].h) != CURLM_OK)
-			err = -ENOMEM;
-		if (err)
-			goto out;
-		r[i].added = true;
-		if (r[i].timeout_ms > max_ms)
-			max_ms = r[i].timeout_ms;
-	}
-	deadline = now_ms() + (uint64_t)max_ms + DEADLINE_SLACK_MS;
-	for (;;) {
-		if (curl_multi_perform(m, &still) != CURLM_OK) {
-			err = -EIO;
-			break;
-		}
-		while ((msg = curl_multi_info_read(m, &left))) {
-			if (msg->msg != CURLMSG_DONE)
-				continue;
-			for (i = 0; i < n && r[i].h != msg->easy_handle; i++)
-				;
-			if (i == n || r[i].done)
-				continue;
-			req_finish(&r[i], msg->data.result);
-			r[i].done = true;
-			curl_multi_remove_handle(m, r[i].h);
-			r[i].added = false;
-		}
-		if (!still || (good && decided(r, n, good)) || now_ms() >= deadline)
-			break;
-		if (curl_multi_poll(m, NULL, 0, 100, NULL) != CURLM_OK) {
-			err = -EIO;
-			break;
-		}
-	}
-out:
-	for (i = 0; i < n; i++) {
-		if (!r[i].done) {
-			r[i].err = still && !err && now_ms() >= deadline ? -ETIMEDOUT : -ECANCELED;
-			snprintf(r[i].note, sizeof(r[i].note), "%s", r[i].err == -ETIMEDOUT ?
-				 "no answer in time" : "not probed");
-			snprintf(r[i].why, sizeof(r[i].why), "%s", r[i].note);
-		}
-		if (r[i].added)
-			curl_multi_remove_handle(m, r[i].h);
-		curl_easy_cleanup(r[i].h);
-		r[i].h = NULL;
-		r[i].added = false;
-	}
-	curl_multi_cleanup(m);
-	return err;
-}
-
-/* --- the network namespace thread ----------------------------------------------------------- */
-
-struct ns_job {
-	int pid_fd;			/* /proc/PID */
-	struct req *r;
-	size_t n;
-	bool (*good)(const struct req *);
-	int err;
-};
-
-static void *ns_main(void *arg)
-{
-	struct ns_job *j = arg;
-	int fd;
-
-	fd = openat(j->pid_fd, "ns/net", O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		j->err = errno == ENOENT ? -ESRCH : -errno;
-		return NULL;
-	}
-	/* Only this thread moves, and it exits afterwards. CLONE_NEWNS is never used: a
-	 * process with threads cannot change its mount namespace (EINVAL). */
-	if (setns(fd, CLONE_NEWNET) < 0) {
-		j->err = -errno;
-		close(fd);
-		return NULL;
-	}
-	close(fd);
-	j->err = run_requests(j->r, j->n, j->good);
-	return NULL;
-}
-
-static int in_netns(struct ns_job *j)
-{
-	sigset_t all, old;
-	pthread_t t;
-	int err;
-
-	err = pthread_once(&curl_once, curl_init);
-	if (err || curl_init_rc != CURLE_OK)
-		return -ENOMEM;
-	/* The thread takes no signals: they stay with the threads that handle them. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = -pthread_create(&t, NULL, ns_main, j);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err)
-		return err;
-	pthread_join(t, NULL);
-	return j->err;
 }
 
 static int open_pid_dir(const char *proc_root, int pid)
@@ -858,19 +493,23 @@ out:
 	return err;
 }
 
-static bool probe_good(const struct req *r)
+static bool probe_wanted(void *ctx, size_t i, const struct nshttp_res *res)
 {
-	return !r->err && go_pprof_is_index(r->body, r->len);
+	(void)ctx;
+	(void)i;
+	return go_pprof_is_index(res->body, res->len);
 }
 
 /* Probes @cand (@n) in the namespace; the first good one in order wins. */
 static int probe(int pid_fd, const struct go_endpoint *cand, size_t n, size_t total,
 		 struct cache_entry *res)
 {
+	static const struct nshttp_opts opts = { .wanted = probe_wanted };
+	struct nshttp_req req[GO_PPROF_MAX_PROBES];
 	const char *notes[GO_PPROF_MAX_PROBES];
 	uint16_t ports[GO_PPROF_MAX_PROBES];
-	struct ns_job j = { .pid_fd = pid_fd, .n = n, .good = probe_good };
-	struct req *r;
+	struct nshttp_res *r;
+	bool good;
 	size_t i;
 	int err;
 
@@ -878,23 +517,27 @@ static int probe(int pid_fd, const struct go_endpoint *cand, size_t n, size_t to
 	if (!r)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		snprintf(r[i].url, sizeof(r[i].url), "http://%s:%u" INDEX_PATH, cand[i].host,
-			 cand[i].port);
-		r[i].timeout_ms = GO_PPROF_PROBE_TIMEOUT_MS;
-		r[i].connect_ms = GO_PPROF_PROBE_TIMEOUT_MS;
-		r[i].max_bytes = GO_PPROF_PROBE_MAX_BYTES;
+		req[i] = (struct nshttp_req){
+			.host = cand[i].host,
+			.port = cand[i].port,
+			.path = INDEX_PATH,
+			.timeout_ms = GO_PPROF_PROBE_TIMEOUT_MS,
+			.connect_ms = GO_PPROF_PROBE_TIMEOUT_MS,
+			.max_bytes = GO_PPROF_PROBE_MAX_BYTES,
+			.max_header_bytes = GO_PPROF_HEADER_MAX_BYTES,
+		};
 	}
-	j.r = r;
-	err = in_netns(&j);
+	err = nshttp_get_all(pid_fd, req, r, n, &opts);
 	if (err)
 		goto out;
 	res->err = -ENOENT;
 	for (i = 0; i < n; i++) {
-		if (!r[i].err && !go_pprof_is_index(r[i].body, r[i].len))
+		good = !r[i].err && go_pprof_is_index(r[i].body, r[i].len);
+		if (!r[i].err && !good)
 			snprintf(r[i].note, sizeof(r[i].note), "not the pprof index");
-		pr_debug("go_pprof: probe %s: %s", r[i].url, r[i].err ? r[i].note :
-			 probe_good(&r[i]) ? "pprof index" : r[i].note);
-		if (res->err && probe_good(&r[i])) {
+		pr_debug("go_pprof: probe http://%s:%u" INDEX_PATH ": %s", cand[i].host,
+			 cand[i].port, good ? "pprof index" : r[i].note);
+		if (res->err && good) {
 			res->err = 0;
 			res->ep = cand[i];
 		}
@@ -903,9 +546,9 @@ static int probe(int pid_fd, const struct go_endpoint *cand, size_t n, size_t to
 	}
 	if (res->err)
 		go_pprof_why_none(ports, notes, n, total - n, res->why, sizeof(res->why));
-out:
 	for (i = 0; i < n; i++)
 		free(r[i].body);
+out:
 	free(r);
 	return err;
 }
@@ -1006,92 +649,46 @@ out:
 
 /* --- fetching --------------------------------------------------------------------------------- */
 
-static bool valid_host(const char *h)
-{
-	size_t i, n = strnlen(h, sizeof(((struct go_endpoint *)0)->host));
-
-	if (!n || n == sizeof(((struct go_endpoint *)0)->host))
-		return false;
-	for (i = 0; i < n; i++) {
-		if (!strchr("0123456789abcdefABCDEF.:[]", h[i]))
-			return false;
-	}
-	return true;
-}
-
-static bool valid_path(const char *p)
-{
-	size_t i;
-
-	if (!p || p[0] != '/')
-		return false;
-	for (i = 0; p[i]; i++) {
-		if (i >= PATH_LEN_MAX || (unsigned char)p[i] <= 0x20 ||
-		    (unsigned char)p[i] >= 0x7f || p[i] == '#')
-			return false;
-	}
-	return true;
-}
-
 int go_pprof_get(const char *proc_root, int pid, const struct go_endpoint *ep, const char *path,
 		 int timeout_ms, size_t max_bytes, char **body, size_t *len, char *why,
 		 size_t size)
 {
-	struct ns_job j = { .n = 1 };
-	struct req *r;
-	int err;
+	struct nshttp_req req = {
+		.host = ep ? ep->host : NULL,
+		.port = ep ? ep->port : 0,
+		.path = path,
+		.timeout_ms = timeout_ms,
+		.connect_ms = timeout_ms < GO_PPROF_CONNECT_TIMEOUT_MS ?
+				      timeout_ms : GO_PPROF_CONNECT_TIMEOUT_MS,
+		.max_bytes = max_bytes,
+		.max_header_bytes = GO_PPROF_HEADER_MAX_BYTES,
+	};
+	struct nshttp_res res;
+	int pid_fd, err;
 
-	if (pid <= 0 || !ep || !ep->port || !valid_host(ep->host) || !valid_path(path) ||
-	    timeout_ms <= 0 || timeout_ms > GET_MAX_TIMEOUT_MS || !max_bytes ||
-	    max_bytes > GET_MAX_BYTES || !body || !len) {
+	if (pid <= 0 || nshttp_req_check(&req) || !body || !len) {
 		set_why(why, size, "invalid request");
 		return -EINVAL;
 	}
-	r = calloc(1, sizeof(*r));
-	if (!r) {
-		set_why(why, size, "out of memory");
-		return -ENOMEM;
+	pid_fd = open_pid_dir(proc_root, pid);
+	if (pid_fd < 0) {
+		why_pid_dir(why, size, pid_fd);
+		return pid_fd;
 	}
-	snprintf(r->url, sizeof(r->url), "http://%s:%u%s", ep->host, ep->port, path);
-	r->timeout_ms = timeout_ms;
-	r->connect_ms = timeout_ms < GO_PPROF_CONNECT_TIMEOUT_MS ? timeout_ms :
-							       GO_PPROF_CONNECT_TIMEOUT_MS;
-	r->max_bytes = max_bytes;
-	j.r = r;
-	j.pid_fd = open_pid_dir(proc_root, pid);
-	if (j.pid_fd < 0) {
-		err = j.pid_fd;
-		why_pid_dir(why, size, err);
-		goto out;
-	}
-	err = in_netns(&j);
-	close(j.pid_fd);
+	err = nshttp_get_all(pid_fd, &req, &res, 1, NULL);
+	close(pid_fd);
 	if (err) {
 		set_why(why, size, "cannot reach its network namespace (%s)", strerror(-err));
-		goto out;
+		return err;
 	}
-	err = r->err;
-	if (err) {
+	if (res.err) {
 		/* The port closed: the next find probes again. */
-		if (err == -ECONNREFUSED)
+		if (res.err == -ECONNREFUSED)
 			cache_forget(pid);
-		set_why(why, size, "%s", r->why);
-		goto out;
+		set_why(why, size, "%s", res.why);
+		return res.err;
 	}
-	if (!r->body) {
-		r->body = malloc(1);
-		if (!r->body) {
-			err = -ENOMEM;
-			set_why(why, size, "out of memory");
-			goto out;
-		}
-		r->body[0] = '\0';
-	}
-	*body = r->body;
-	*len = r->len;
-	r->body = NULL;
-out:
-	free(r->body);
-	free(r);
-	return err;
+	*body = res.body;
+	*len = res.len;
+	return 0;
 }

@@ -9,12 +9,11 @@
  * with GET /debug/pprof/, each within GO_PPROF_PROBE_TIMEOUT_MS and GO_PPROF_PROBE_MAX_BYTES.
  *
  * Reaching: a socket inside a container's network namespace is not reachable from the host,
- * so every request runs in a short-lived thread that enters the process's network namespace
- * (setns CLONE_NEWNET on /proc/PID/ns/net; never the mount namespace, which a threaded process
- * cannot enter) and exits after it; the calling thread's namespaces never change. HTTP only, no
- * proxy (whatever the environment says), no redirects, no content decoding, header and body
- * bytes capped, the whole exchange under a timeout: a port that is not pprof, a server that
- * never answers, an endless or malformed answer cost bounded time and memory.
+ * so every request goes through runtimes/nshttp, which runs it in a short-lived thread that
+ * enters the process's network namespace (the calling thread's namespaces never change):
+ * HTTP only, no proxy, no redirects, no content decoding, header and body bytes capped, the
+ * whole exchange under a timeout: a port that is not pprof, a server that never answers, an
+ * endless or malformed answer cost bounded time and memory.
  *
  * All functions are thread-safe (the cache is under a mutex). The agent must run with
  * CAP_SYS_ADMIN and CAP_SYS_PTRACE (reading another process's fd links).
@@ -105,10 +104,7 @@ size_t go_pprof_candidates(const struct procnet_entry *e, size_t n, struct go_en
 void go_pprof_why_none(const uint16_t *ports, const char *const *notes, size_t n,
 		       size_t not_probed, char *why, size_t size);
 
-/*
- * Writes "HTTP <status>" followed by ": " and the first line of @body (@len bytes) cut to 80
- * characters, with anything but printable ASCII replaced by '?', when the body has text.
- */
+/* nshttp_status_why(): "HTTP 404: 404 page not found" (kept here for go_pprof's callers). */
 void go_pprof_http_why(long status, const char *body, size_t len, char *why, size_t size);
 
 /* The start time (field 22, in clock ticks) of /proc/PID/stat text. Returns 0 or -EINVAL. */
