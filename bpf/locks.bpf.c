@@ -16,13 +16,15 @@
 #define UW_STACK_ENTRIES LOCKS_DEFAULT_STACK_ENTRIES
 #include "unwind.bpf.h"
 
-/* errno values (vmlinux.h has no uapi errno). */
-#define EAGAIN 11
-#define ENOMEM 12
-#define EEXIST 17
+/* filter_tgids + target_tgids, stats, seen + events (first sights) */
+#define COLLECTOR_STAT_MAX LOCKS_STAT_MAX
+#define COLLECTOR_SEEN_ENTRIES LOCKS_DEFAULT_SEEN_ENTRIES
+#define COLLECTOR_EVENTS_BYTES (64 * 1024)
+#define COLLECTOR_NEW_TASK struct locks_new_task
+#include "collector.bpf.h"
 
-/* Load-time knobs (rodata). */
-const volatile bool filter_tgids = false;	/* count only tgids in `target_tgids` */
+/* errno value (vmlinux.h has no uapi errno). */
+#define EAGAIN 11
 
 /*
  * Tracepoint records, from /sys/kernel/tracing/events/syscalls/sys_{enter,exit}_futex/format
@@ -68,67 +70,12 @@ struct {
 	__type(value, struct locks_start);
 } starts SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, __u64);
-	__uint(max_entries, LOCKS_STAT_MAX);
-} stats SEC(".maps");
-
-/* tgids seen so far; a first sight is announced on `events`. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__type(key, __u32);
-	__type(value, __u8);
-	__uint(max_entries, LOCKS_DEFAULT_SEEN_ENTRIES);
-} seen SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 64 * 1024);
-} events SEC(".maps");
-
-/* Filter set, filled by user space after load. Keys are tgids (not thread ids). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u32);
-	__type(value, __u8);
-	__uint(max_entries, 4096);
-} target_tgids SEC(".maps");
-
-static __always_inline void stat_inc(__u32 idx)
-{
-	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
-
-	if (v)
-		(*v)++;
-}
-
-static __always_inline void announce(__u32 tgid, __u64 cgroup_id)
-{
-	struct locks_new_task *ev;
-	__u8 one = 1;
-
-	if (bpf_map_lookup_elem(&seen, &tgid))
-		return;
-	if (bpf_map_update_elem(&seen, &tgid, &one, BPF_NOEXIST))
-		return;
-	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
-	if (!ev)
-		return;
-	ev->tgid = tgid;
-	ev->pad = 0;
-	ev->cgroup_id = cgroup_id;
-	bpf_ringbuf_submit(ev, 0);
-}
-
 /* The one place stacks are taken: the DWARF unwinder, from the registers at syscall entry. */
 static __always_inline __s32 user_stack_id(void)
 {
 	__s32 id = uw_user_stack_task();
 
-	/* -EFAULT: no user stack; -EEXIST/-ENOMEM: the stack map is full */
-	if (id == -EEXIST || id == -ENOMEM)
+	if (stack_lost(id))
 		stat_inc(LOCKS_STAT_DROP_STACKS);
 	return id;
 }
@@ -138,7 +85,7 @@ static __always_inline int wait_enter(void *ctx, __u32 kind)
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct locks_start *s;
 
-	if (filter_tgids && !bpf_map_lookup_elem(&target_tgids, &tgid)) {
+	if (!tgid_wanted(tgid)) {
 		stat_inc(LOCKS_STAT_FILTERED);
 		return 0;
 	}
@@ -180,19 +127,9 @@ static __always_inline int wait_exit(struct locks_sys_exit *ctx)
 	key.user_stack_id = s->user_stack_id;
 	key.kind = s->kind;
 
-	val = bpf_map_lookup_elem(&counts, &key);
-	if (!val) {
-		bpf_get_current_comm(zero.comm, sizeof(zero.comm));
-		if (bpf_map_update_elem(&counts, &key, &zero, BPF_NOEXIST) &&
-		    !bpf_map_lookup_elem(&counts, &key)) {
-			stat_inc(LOCKS_STAT_DROP_COUNTS);
-			return 0;
-		}
-		val = bpf_map_lookup_elem(&counts, &key);
-		if (!val)
-			return 0;
-		announce(key.tgid, key.cgroup_id);
-	}
+	val = count_slot(&counts, &key, &zero, LOCKS_STAT_DROP_COUNTS);
+	if (!val)
+		return 0;
 	__sync_fetch_and_add(&val->wait_ns, delta);
 	__sync_fetch_and_add(&val->count, 1);
 	stat_inc(LOCKS_STAT_WAITS);

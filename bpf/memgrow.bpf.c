@@ -18,9 +18,14 @@
 #define UW_STACK_ENTRIES MG_DEFAULT_STACK_ENTRIES
 #include "unwind.bpf.h"
 
-/* errno values bpf_get_stackid() returns (vmlinux.h has no uapi errno). */
-#define ENOMEM 12
-#define EEXIST 17
+/* filter_tgids + target_tgids, stats, seen + events (first sights) */
+#define COLLECTOR_STAT_MAX MG_STAT_MAX
+#define COLLECTOR_SEEN_ENTRIES MG_DEFAULT_SEEN_ENTRIES
+#define COLLECTOR_EVENTS_BYTES (64 * 1024)
+#define COLLECTOR_NEW_TASK struct mg_new_task
+#include "collector.bpf.h"
+
+/* include/linux/err.h: syscall returns in [-MAX_ERRNO, -1] are errors */
 #define MAX_ERRNO 4095
 /* uapi mman flags */
 #define PROT_NONE 0x0
@@ -54,7 +59,6 @@ struct mg_tp_sys_exit {
 };
 
 /* Load-time knobs (rodata). */
-const volatile bool filter_tgids = false;	/* count only tgids in `target_tgids` */
 const volatile bool kernel_stacks = false;	/* kernel stack of faults taken in kernel mode */
 const volatile __u64 page_size = 4096;		/* set from sysconf(_SC_PAGESIZE) */
 
@@ -71,13 +75,6 @@ struct {
 	__type(value, struct mg_value);
 	__uint(max_entries, MG_DEFAULT_COUNT_ENTRIES);
 } counts SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, __u64);
-	__uint(max_entries, MG_STAT_MAX);
-} stats SEC(".maps");
 
 /* Per-thread syscall arguments from enter to exit, keyed by tid. TASK_STORAGE works here too
  * (bpf_get_current_task_btf() + bpf_task_storage_get() load and run in a tracepoint program on
@@ -108,40 +105,9 @@ struct {
 	__uint(max_entries, MG_DEFAULT_MAPPING_ENTRIES);
 } mappings SEC(".maps");
 
-/* tgids seen so far; a first sight is announced on `events`. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__type(key, __u32);
-	__type(value, __u8);
-	__uint(max_entries, MG_DEFAULT_SEEN_ENTRIES);
-} seen SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 64 * 1024);
-} events SEC(".maps");
-
-/* Filter set, filled by user space after load. Keys are tgids (not thread ids). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u32);
-	__type(value, __u8);
-	__uint(max_entries, 4096);
-} target_tgids SEC(".maps");
-
-static __always_inline void stat_inc(__u32 idx)
-{
-	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
-
-	if (v)
-		(*v)++;
-}
-
 static __always_inline bool is_target(__u32 tgid)
 {
-	if (!filter_tgids)
-		return true;
-	if (bpf_map_lookup_elem(&target_tgids, &tgid))
+	if (tgid_wanted(tgid))
 		return true;
 	stat_inc(MG_STAT_FILTERED);
 	return false;
@@ -152,33 +118,13 @@ static __always_inline __u64 page_up(__u64 n)
 	return (n + page_size - 1) & ~(page_size - 1);
 }
 
-static __always_inline void announce(__u32 tgid, __u64 cgroup_id)
-{
-	struct mg_new_task *ev;
-	__u8 one = 1;
-
-	if (bpf_map_lookup_elem(&seen, &tgid))
-		return;
-	if (bpf_map_update_elem(&seen, &tgid, &one, BPF_NOEXIST))
-		return;
-	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
-	if (!ev)
-		return;
-	ev->tgid = tgid;
-	ev->pad = 0;
-	ev->cgroup_id = cgroup_id;
-	bpf_ringbuf_submit(ev, 0);
-}
-
 /* The one place stacks are taken: user stacks by the DWARF unwinder, from the registers the
  * task entered the kernel with (the fault or the syscall). */
 static __always_inline void get_stacks(void *ctx, struct mg_key *key, bool kernel)
 {
 	key->user_stack_id = uw_user_stack_task();
 	key->kern_stack_id = kernel ? bpf_get_stackid(ctx, &stacks, 0) : -1;
-	/* -EFAULT: no user stack; -EEXIST/-ENOMEM: the stack map is full */
-	if (key->user_stack_id == -EEXIST || key->user_stack_id == -ENOMEM ||
-	    key->kern_stack_id == -EEXIST || key->kern_stack_id == -ENOMEM)
+	if (stack_lost(key->user_stack_id) || stack_lost(key->kern_stack_id))
 		stat_inc(MG_STAT_DROP_STACKS);
 }
 
@@ -186,19 +132,9 @@ static __always_inline void account(struct mg_key *key, __s64 bytes)
 {
 	struct mg_value *val, zero = {};
 
-	val = bpf_map_lookup_elem(&counts, key);
-	if (!val) {
-		bpf_get_current_comm(zero.comm, sizeof(zero.comm));
-		if (bpf_map_update_elem(&counts, key, &zero, BPF_NOEXIST) &&
-		    !bpf_map_lookup_elem(&counts, key)) {
-			stat_inc(MG_STAT_DROP_COUNTS);
-			return;
-		}
-		val = bpf_map_lookup_elem(&counts, key);
-		if (!val)
-			return;
-		announce(key->tgid, key->cgroup_id);
-	}
+	val = count_slot(&counts, key, &zero, MG_STAT_DROP_COUNTS);
+	if (!val)
+		return;
 	__sync_fetch_and_add(&val->bytes, bytes);
 	__sync_fetch_and_add(&val->count, 1);
 }

@@ -10,12 +10,14 @@
 #define UW_STACK_ENTRIES PROF_DEFAULT_STACK_ENTRIES
 #include "unwind.bpf.h"
 
-/* errno values bpf_get_stackid() returns (vmlinux.h has no uapi errno). */
-#define ENOMEM 12
-#define EEXIST 17
+/* filter_tgids + target_tgids, stats, seen + events (first sights) */
+#define COLLECTOR_STAT_MAX PROF_STAT_MAX
+#define COLLECTOR_SEEN_ENTRIES PROF_DEFAULT_SEEN_ENTRIES
+#define COLLECTOR_EVENTS_BYTES (256 * 1024)
+#define COLLECTOR_NEW_TASK struct prof_new_task
+#include "collector.bpf.h"
 
 /* Load-time knobs (rodata). */
-const volatile bool filter_tgids = false;	/* sample only tgids in `target_tgids` */
 const volatile bool filter_cgroups = false;	/* sample only cgroup ids in `target_cgroups` */
 const volatile bool user_only = false;
 /* The profiler's own process: left out, as its work is the cost of measuring, not the answer. */
@@ -40,66 +42,13 @@ struct {
 	__uint(max_entries, PROF_DEFAULT_COUNT_ENTRIES);
 } counts SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, __u64);
-	__uint(max_entries, PROF_STAT_MAX);
-} stats SEC(".maps");
-
-/* tgids seen so far; a first sight is announced on `events`. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__type(key, __u32);
-	__type(value, __u8);
-	__uint(max_entries, PROF_DEFAULT_SEEN_ENTRIES);
-} seen SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);
-} events SEC(".maps");
-
-/* Filter sets, filled by user space after load. Keys are tgids (not thread ids). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u32);
-	__type(value, __u8);
-	__uint(max_entries, 4096);
-} target_tgids SEC(".maps");
-
+/* Cgroup filter set, filled by user space after load (the tgid one is in collector.bpf.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, __u64);
 	__type(value, __u8);
 	__uint(max_entries, 1024);
 } target_cgroups SEC(".maps");
-
-static __always_inline void stat_inc(__u32 idx)
-{
-	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
-
-	if (v)
-		(*v)++;
-}
-
-static __always_inline void announce(__u32 tgid, __u64 cgroup_id)
-{
-	struct prof_new_task *ev;
-	__u8 one = 1;
-
-	if (bpf_map_lookup_elem(&seen, &tgid))
-		return;
-	if (bpf_map_update_elem(&seen, &tgid, &one, BPF_NOEXIST))
-		return;
-	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
-	if (!ev)
-		return;
-	ev->tgid = tgid;
-	ev->pad = 0;
-	ev->cgroup_id = cgroup_id;
-	bpf_ringbuf_submit(ev, 0);
-}
 
 SEC("perf_event")
 int on_cpu_sample(struct bpf_perf_event_data *ctx)
@@ -119,8 +68,7 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 	key.tid = tid;
 	key.cgroup_id = bpf_get_current_cgroup_id();
 
-	if ((self_tgid && tgid == self_tgid) ||
-	    (filter_tgids && !bpf_map_lookup_elem(&target_tgids, &tgid))) {
+	if ((self_tgid && tgid == self_tgid) || !tgid_wanted(tgid)) {
 		stat_inc(PROF_STAT_FILTERED);
 		return 0;
 	}
@@ -135,27 +83,16 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 		key.kern_stack_id = -1;
 	else
 		key.kern_stack_id = bpf_get_stackid(ctx, &stacks, 0);
-	/* -EFAULT: no user stack (kernel thread); -EEXIST/-ENOMEM: a stack map is full */
-	if (key.user_stack_id == -EEXIST || key.user_stack_id == -ENOMEM ||
-	    key.kern_stack_id == -EEXIST || key.kern_stack_id == -ENOMEM)
+	if (stack_lost(key.user_stack_id) || stack_lost(key.kern_stack_id))
 		stat_inc(PROF_STAT_DROP_STACKS);
 
-	val = bpf_map_lookup_elem(&counts, &key);
-	if (!val) {
-		/* The process name is read by user space when the process is first seen: a CO-RE
-		 * read of group_leader->comm here would make libbpf parse the kernel's BTF at
-		 * every start, the largest part of our start-up cost (docs/benchmarks.md). */
-		bpf_get_current_comm(zero.comm, sizeof(zero.comm));
-		if (bpf_map_update_elem(&counts, &key, &zero, BPF_NOEXIST) &&
-		    !bpf_map_lookup_elem(&counts, &key)) {
-			stat_inc(PROF_STAT_DROP_COUNTS);
-			return 0;
-		}
-		val = bpf_map_lookup_elem(&counts, &key);
-		if (!val)
-			return 0;
-		announce(tgid, key.cgroup_id);
-	}
+	/* count_slot() takes the thread name (bpf_get_current_comm()) on a key's first sample; the
+	 * process name is read by user space when the process is first seen: a CO-RE read of
+	 * group_leader->comm here would make libbpf parse the kernel's BTF at every start, the
+	 * largest part of our start-up cost (docs/benchmarks.md). */
+	val = count_slot(&counts, &key, &zero, PROF_STAT_DROP_COUNTS);
+	if (!val)
+		return 0;
 	__sync_fetch_and_add(&val->count, 1);
 	return 0;
 }
@@ -191,9 +128,7 @@ static __always_inline bool in_target(__u32 tgid)
 {
 	__u64 cg;
 
-	if (self_tgid && tgid == self_tgid)
-		return false;
-	if (filter_tgids && !bpf_map_lookup_elem(&target_tgids, &tgid))
+	if ((self_tgid && tgid == self_tgid) || !tgid_wanted(tgid))
 		return false;
 	if (filter_cgroups) {
 		cg = bpf_get_current_cgroup_id();
@@ -215,8 +150,7 @@ static __always_inline void switch_out(void *ctx, struct prof_off_start *st, boo
 	st->user_stack_id = fp_user_stacks ? bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK)
 					   : uw_user_stack_task();
 	st->kern_stack_id = bpf_get_stackid(ctx, &stacks, 0);
-	if (st->user_stack_id == -EEXIST || st->user_stack_id == -ENOMEM ||
-	    st->kern_stack_id == -EEXIST || st->kern_stack_id == -ENOMEM)
+	if (stack_lost(st->user_stack_id) || stack_lost(st->kern_stack_id))
 		stat_inc(PROF_STAT_DROP_STACKS);
 	/* TASK_RUNNING (0) or preempted: it still wants the CPU */
 	st->state = (preempt || !(prev_state & 0xff)) ? PROF_OFF_RUNNABLE : PROF_OFF_BLOCKED;

@@ -10,6 +10,9 @@
 
 #include "threads.h"
 
+/* filter_tgids + target_tgids */
+#include "collector.bpf.h"
+
 /* PF_KTHREAD (include/linux/sched.h) */
 #define PF_KTHREAD 0x00200000
 /* Task states (include/linux/sched.h) */
@@ -18,15 +21,7 @@
 #define TASK_STOPPED 0x0004
 #define TASK_TRACED 0x0008
 
-const volatile bool filter_tgids = false;
 const volatile bool with_kthreads = false;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u32);
-	__type(value, __u8);
-	__uint(max_entries, 4096);
-} target_tgids SEC(".maps");
 
 /* One record is too big for the BPF stack: build it in a per-CPU scratch slot. */
 struct {
@@ -73,7 +68,7 @@ int dump_thread(struct bpf_iter__task *ctx)
 	if (!task)
 		return 0;
 	tgid = BPF_CORE_READ(task, tgid);
-	if (filter_tgids && !bpf_map_lookup_elem(&target_tgids, &tgid))
+	if (!tgid_wanted(tgid))
 		return 0;
 	if (!with_kthreads && (BPF_CORE_READ(task, flags) & PF_KTHREAD))
 		return 0;

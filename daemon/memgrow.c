@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <unistd.h>
 
 #include "bpf/memgrow.h"
@@ -25,7 +24,8 @@ _Static_assert(sizeof(struct mg_value) == 32, "mg_value layout is shared with BP
 _Static_assert(sizeof(struct mg_call) == 32, "mg_call layout is shared with BPF");
 _Static_assert(sizeof(struct mg_mapping_key) == 16, "mg_mapping_key layout is shared with BPF");
 _Static_assert(sizeof(struct mg_mapping) == 24, "mg_mapping layout is shared with BPF");
-_Static_assert(sizeof(struct mg_new_task) == 16, "mg_new_task layout is shared with BPF");
+_Static_assert(COLLECTOR_NEW_TASK_LAYOUT(struct mg_new_task),
+	       "mg_new_task is the event collector__poll() reads");
 _Static_assert(MG_MAX_STACK_DEPTH == UW_MAX_DEPTH, "user stacks come from the unwinder");
 _Static_assert(MEMGROW_FAULT == MG_KIND_FAULT && MEMGROW_COW == MG_KIND_COW &&
 		       MEMGROW_MAP == MG_KIND_MAP && MEMGROW_UNMAP == MG_KIND_UNMAP,
@@ -35,49 +35,11 @@ _Static_assert(MEMGROW_FAULT == MG_KIND_FAULT && MEMGROW_COW == MG_KIND_COW &&
 
 struct memgrow {
 	struct memgrow_bpf *skel;
-	struct ring_buffer *rb;
-	struct unwinder *uw;		/* loads the unwind tables of the processes seen */
-	memgrow_task_fn_t on_new_task;
-	void *ctx;
-	int cb_err;
-	int delivered;
+	struct collector *col;		/* filter set, unwinder, first sightings, stats */
 	uint64_t page_size;
 	bool thp_always;
 	bool numa_balancing;
 };
-
-/*
- * Loads @tgid's unwind tables. Until they are, its stacks are walked by frame pointer (counted
- * as UW_STAT_NO_PROC): for a process first seen by an event, the events before its tables are
- * loaded. Failures are not fatal.
- */
-static void load_unwind_tables(struct unwinder *uw, uint32_t tgid)
-{
-	int err = unwinder__add_process(uw, tgid);
-
-	if (err < 0 && err != -ESRCH)
-		pr_debug_errno(err, "loading the unwind tables of %u", tgid);
-}
-
-static int handle_event(void *ctx, void *data, size_t size)
-{
-	struct memgrow *m = ctx;
-	const struct mg_new_task *ev = data;
-	int err;
-
-	if (size < sizeof(*ev))
-		return 0;
-	m->delivered++;
-	load_unwind_tables(m->uw, ev->tgid);
-	if (!m->on_new_task)
-		return 0;
-	err = m->on_new_task(m->ctx, ev->tgid, ev->cgroup_id);
-	if (err < 0) {
-		m->cb_err = err;
-		return err;
-	}
-	return 0;
-}
 
 static bool file_has(const char *path, const char *needle)
 {
@@ -188,40 +150,10 @@ static void seed_brk(struct memgrow *m, uint32_t tgid)
 		pr_debug_errno(-errno, "seeding the program break of %u", tgid);
 }
 
-static int add_tgid(struct memgrow *m, uint32_t tgid)
-{
-	__u8 one = 1;
-
-	/* before the filter admits it, so its events are unwound with its tables */
-	load_unwind_tables(m->uw, tgid);
-	if (bpf_map_update_elem(bpf_map__fd(m->skel->maps.target_tgids), &tgid, &one, BPF_ANY))
-		return -errno;
-	seed_brk(m, tgid);
-	return 0;
-}
-
-static int new_unwinder(struct memgrow *m)
-{
-	struct unwinder_maps maps = {
-		.rows_fd = bpf_map__fd(m->skel->maps.uw_rows),
-		.procs_fd = bpf_map__fd(m->skel->maps.uw_procs),
-		.stacks_fd = bpf_map__fd(m->skel->maps.uw_stacks),
-		.stats_fd = bpf_map__fd(m->skel->maps.uw_stats),
-	};
-	struct unwinder_opts uo = {
-		.rows = bpf_map__max_entries(m->skel->maps.uw_rows),
-		.max_procs = bpf_map__max_entries(m->skel->maps.uw_procs),
-	};
-	int err = unwinder__new(&maps, &uo, &m->uw);
-
-	if (err)
-		return pr_err_errno(err, "setting up the stack unwinder");
-	return 0;
-}
-
 int memgrow__new(const struct memgrow_opts *opts, struct memgrow **out)
 {
 	struct memgrow_opts defaults = {};
+	struct collector_opts co = {};
 	struct memgrow *m;
 	long page;
 	size_t i;
@@ -233,8 +165,6 @@ int memgrow__new(const struct memgrow_opts *opts, struct memgrow **out)
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
-	m->on_new_task = opts->on_new_task;
-	m->ctx = opts->ctx;
 	page = sysconf(_SC_PAGESIZE);
 	m->page_size = page > 0 ? (uint64_t)page : 4096;
 	m->thp_always = thp_always();
@@ -272,22 +202,15 @@ int memgrow__new(const struct memgrow_opts *opts, struct memgrow **out)
 		pr_err_errno(err, "loading the BPF memory-growth collector");
 		goto err_free;
 	}
-	err = new_unwinder(m);
+	co.tgids = opts->tgids;
+	co.ntgids = opts->ntgids;
+	co.on_new_task = opts->on_new_task;
+	co.ctx = opts->ctx;
+	err = collector__new(m->skel->obj, &co, &m->col);
 	if (err)
 		goto err_free;
-	for (i = 0; i < opts->ntgids; i++) {
-		err = add_tgid(m, opts->tgids[i]);
-		if (err) {
-			pr_err_errno(err, "adding tgid %u to the filter", opts->tgids[i]);
-			goto err_free;
-		}
-	}
-	m->rb = ring_buffer__new(bpf_map__fd(m->skel->maps.events), handle_event, m, NULL);
-	if (!m->rb) {
-		err = -errno;
-		pr_err_errno(err, "creating the ring buffer");
-		goto err_free;
-	}
+	for (i = 0; i < opts->ntgids; i++)
+		seed_brk(m, opts->tgids[i]);
 	err = memgrow_bpf__attach(m->skel);
 	if (err) {
 		pr_err_errno(err, "attaching the memory-growth tracepoints");
@@ -305,63 +228,38 @@ void memgrow__free(struct memgrow *m)
 {
 	if (!m)
 		return;
-	ring_buffer__free(m->rb);
-	unwinder__free(m->uw);
+	collector__free(m->col);
 	memgrow_bpf__destroy(m->skel);
 	free(m);
 }
 
 int memgrow__poll(struct memgrow *m, int timeout_ms)
 {
-	int err;
-
-	m->delivered = 0;
-	m->cb_err = 0;
-	err = ring_buffer__poll(m->rb, timeout_ms);
-	if (m->cb_err)
-		return m->cb_err;
-	if (err < 0 && err != -EINTR)
-		return err;
-	return m->delivered;
+	return collector__poll(m->col, timeout_ms);
 }
 
 int memgrow__add_tgid(struct memgrow *m, uint32_t tgid)
 {
-	return add_tgid(m, tgid);
+	int err;
+
+	err = collector__add_tgid(m->col, tgid);
+	if (err)
+		return err;
+	seed_brk(m, tgid);
+	return 0;
 }
 
 int memgrow__stop(struct memgrow *m)
 {
-	int err;
-
 	memgrow_bpf__detach(m->skel);
-	m->cb_err = 0;
-	err = ring_buffer__consume(m->rb);
-	if (m->cb_err)
-		return m->cb_err;
-	return err < 0 ? err : 0;
-}
-
-static int read_stack(int fd, __s32 id, uint64_t *ips, size_t *n)
-{
-	size_t i;
-
-	*n = 0;
-	if (id < 0)
-		return id;
-	if (bpf_map_lookup_elem(fd, &id, ips))
-		return -errno;
-	for (i = 0; i < MG_MAX_STACK_DEPTH && ips[i]; i++)
-		;
-	*n = i;
-	return 0;
+	return collector__consume(m->col);
 }
 
 int memgrow__drain(struct memgrow *m, memgrow_sample_fn_t fn, void *ctx)
 {
 	uint64_t ustack[MG_MAX_STACK_DEPTH], kstack[MG_MAX_STACK_DEPTH];
+	struct unwinder *uw = collector__unwinder(m->col);
 	int counts_fd = bpf_map__fd(m->skel->maps.counts);
-	int stacks_fd = bpf_map__fd(m->skel->maps.stacks);
 	struct mg_key key, next, *prev = NULL;
 	struct memgrow_sample smp;
 	char comm[MG_COMM_LEN + 1];
@@ -383,9 +281,10 @@ int memgrow__drain(struct memgrow *m, memgrow_sample_fn_t fn, void *ctx)
 		smp.kind = (enum memgrow_kind)key.kind;
 		smp.bytes = val.bytes;
 		smp.count = val.count;
-		smp.ustack_err = unwinder__read_stack(m->uw, key.user_stack_id, ustack,
+		smp.ustack_err = unwinder__read_stack(uw, key.user_stack_id, ustack,
 						      MG_MAX_STACK_DEPTH, &smp.nustack);
-		read_stack(stacks_fd, key.kern_stack_id, kstack, &smp.nkstack);
+		bpf_util_read_stack(m->skel->maps.stacks, key.kern_stack_id, kstack,
+				    MG_MAX_STACK_DEPTH, &smp.nkstack);
 		smp.ustack = ustack;
 		smp.kstack = kstack;
 		err = fn(ctx, &smp);
@@ -397,24 +296,12 @@ int memgrow__drain(struct memgrow *m, memgrow_sample_fn_t fn, void *ctx)
 
 int memgrow__stats(struct memgrow *m, struct memgrow_stats *out)
 {
-	int fd = bpf_map__fd(m->skel->maps.stats);
-	int ncpus = libbpf_num_possible_cpus();
-	__u64 *vals, sums[MG_STAT_MAX] = {};
-	__u32 i;
-	int c;
+	uint64_t sums[MG_STAT_MAX];
+	int err;
 
-	if (ncpus < 0)
-		return ncpus;
-	vals = calloc(ncpus, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	for (i = 0; i < MG_STAT_MAX; i++) {
-		if (bpf_map_lookup_elem(fd, &i, vals))
-			continue;
-		for (c = 0; c < ncpus; c++)
-			sums[i] += vals[c];
-	}
-	free(vals);
+	err = collector__stats(m->col, sums, MG_STAT_MAX);
+	if (err)
+		return err;
 	memset(out, 0, sizeof(*out));
 	out->faults = sums[MG_STAT_FAULTS];
 	out->faults_kernel = sums[MG_STAT_FAULTS_KERNEL];
@@ -434,5 +321,5 @@ int memgrow__stats(struct memgrow *m, struct memgrow_stats *out)
 
 int memgrow__unwind_stats(struct memgrow *m, struct unwinder_stats *out)
 {
-	return unwinder__stats(m->uw, out);
+	return unwinder__stats(collector__unwinder(m->col), out);
 }

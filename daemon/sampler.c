@@ -21,7 +21,8 @@
 
 _Static_assert(sizeof(struct prof_key) == 24, "prof_key layout is shared with BPF");
 _Static_assert(sizeof(struct prof_value) == 24, "prof_value layout is shared with BPF");
-_Static_assert(sizeof(struct prof_new_task) == 16, "prof_new_task layout is shared with BPF");
+_Static_assert(COLLECTOR_NEW_TASK_LAYOUT(struct prof_new_task),
+	       "prof_new_task is the event collector__poll() reads");
 _Static_assert(sizeof(struct prof_off_key) == 32, "prof_off_key layout is shared with BPF");
 _Static_assert(sizeof(struct prof_off_value) == 32, "prof_off_value layout is shared with BPF");
 _Static_assert(sizeof(struct prof_off_start) == 56, "prof_off_start layout is shared with BPF");
@@ -32,12 +33,7 @@ struct sampler {
 	struct bpf_link **links;
 	int *pfds;
 	int ncpus;
-	struct ring_buffer *rb;
-	struct unwinder *uw;		/* loads the unwind tables of the processes seen */
-	sampler_task_fn_t on_new_task;
-	void *ctx;
-	int cb_err;
-	int delivered;
+	struct collector *col;		/* tgid filter, unwinder, first sightings, stats */
 	bool offcpu_btf;
 	bool fp_user_stacks;
 };
@@ -70,59 +66,13 @@ static bool probe_tp_btf_sched_switch(void)
 	return true;
 }
 
-/*
- * Loads @tgid's unwind tables. Until they are, its stacks are walked by frame pointer (and
- * counted as UW_STAT_NO_PROC): a process first seen by a sample has that one sample, and the
- * ones taken while its tables are built, unwound that way. Failures are not fatal.
- */
-static void load_unwind_tables(struct sampler *s, uint32_t tgid)
-{
-	int err;
-
-	if (s->fp_user_stacks)
-		return;
-	err = unwinder__add_process(s->uw, tgid);
-
-	if (err < 0 && err != -ESRCH)
-		pr_debug_errno(err, "loading the unwind tables of %u", tgid);
-}
-
-static int handle_event(void *ctx, void *data, size_t size)
-{
-	struct sampler *s = ctx;
-	const struct prof_new_task *ev = data;
-	int err;
-
-	if (size < sizeof(*ev))
-		return 0;
-	s->delivered++;
-	load_unwind_tables(s, ev->tgid);
-	if (!s->on_new_task)
-		return 0;
-	err = s->on_new_task(s->ctx, ev->tgid, ev->cgroup_id);
-	if (err < 0) {
-		s->cb_err = err;
-		return err;
-	}
-	return 0;
-}
-
-static int fill_filters(struct sampler *s, const struct sampler_opts *opts)
+/* The cgroup filter set (the tgid one is the collector's). */
+static int fill_cgroups(struct sampler *s, const struct sampler_opts *opts)
 {
 	__u8 one = 1;
 	size_t i;
 	int fd, err;
 
-	fd = bpf_map__fd(s->skel->maps.target_tgids);
-	for (i = 0; i < opts->ntgids; i++) {
-		__u32 tgid = opts->tgids[i];
-
-		load_unwind_tables(s, tgid);
-		if (bpf_map_update_elem(fd, &tgid, &one, BPF_ANY)) {
-			err = -errno;
-			return pr_err_errno(err, "adding tgid %u to the filter", tgid);
-		}
-	}
 	fd = bpf_map__fd(s->skel->maps.target_cgroups);
 	for (i = 0; i < opts->ncgroup_ids; i++) {
 		__u64 id = opts->cgroup_ids[i];
@@ -243,28 +193,10 @@ out:
 	return err;
 }
 
-static int new_unwinder(struct sampler *s)
-{
-	struct unwinder_maps maps = {
-		.rows_fd = bpf_map__fd(s->skel->maps.uw_rows),
-		.procs_fd = bpf_map__fd(s->skel->maps.uw_procs),
-		.stacks_fd = bpf_map__fd(s->skel->maps.uw_stacks),
-		.stats_fd = bpf_map__fd(s->skel->maps.uw_stats),
-	};
-	struct unwinder_opts uo = {
-		.rows = bpf_map__max_entries(s->skel->maps.uw_rows),
-		.max_procs = bpf_map__max_entries(s->skel->maps.uw_procs),
-	};
-	int err = unwinder__new(&maps, &uo, &s->uw);
-
-	if (err)
-		return pr_err_errno(err, "setting up the stack unwinder");
-	return 0;
-}
-
 int sampler__new(const struct sampler_opts *opts, struct sampler **out)
 {
 	struct sampler_opts defaults = {};
+	struct collector_opts co = {};
 	struct sampler *s;
 	int err;
 
@@ -274,8 +206,6 @@ int sampler__new(const struct sampler_opts *opts, struct sampler **out)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->on_new_task = opts->on_new_task;
-	s->ctx = opts->ctx;
 
 	s->skel = profile_bpf__open();
 	if (!s->skel) {
@@ -311,18 +241,17 @@ int sampler__new(const struct sampler_opts *opts, struct sampler **out)
 		pr_err_errno(err, "loading the BPF sampler");
 		goto err_free;
 	}
-	err = new_unwinder(s);
+	co.tgids = opts->tgids;
+	co.ntgids = opts->ntgids;
+	co.fp_user_stacks = opts->fp_user_stacks;
+	co.on_new_task = opts->on_new_task;
+	co.ctx = opts->ctx;
+	err = collector__new(s->skel->obj, &co, &s->col);
 	if (err)
 		goto err_free;
-	err = fill_filters(s, opts);
+	err = fill_cgroups(s, opts);
 	if (err)
 		goto err_free;
-	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), handle_event, s, NULL);
-	if (!s->rb) {
-		err = -errno;
-		pr_err_errno(err, "creating the ring buffer");
-		goto err_free;
-	}
 	err = attach_cpus(s, opts->freq_hz ? opts->freq_hz : 99);
 	if (err)
 		goto err_free;
@@ -366,102 +295,75 @@ void sampler__free(struct sampler *s)
 	detach(s);
 	free(s->links);
 	free(s->pfds);
-	ring_buffer__free(s->rb);
-	unwinder__free(s->uw);
+	collector__free(s->col);
 	profile_bpf__destroy(s->skel);
 	free(s);
 }
 
 int sampler__poll(struct sampler *s, int timeout_ms)
 {
-	int err;
-
-	s->delivered = 0;
-	s->cb_err = 0;
-	err = ring_buffer__poll(s->rb, timeout_ms);
-	if (s->cb_err)
-		return s->cb_err;
-	if (err < 0 && err != -EINTR)
-		return err;
-	return s->delivered;
+	return collector__poll(s->col, timeout_ms);
 }
 
 int sampler__add_tgid(struct sampler *s, uint32_t tgid)
 {
-	__u8 one = 1;
-
-	/* before the filter admits it, so its samples are unwound with its tables */
-	load_unwind_tables(s, tgid);
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.target_tgids), &tgid, &one, BPF_ANY))
-		return -errno;
-	return 0;
+	return collector__add_tgid(s->col, tgid);
 }
 
 int sampler__stop(struct sampler *s)
 {
-	int err;
-
 	detach(s);
-	s->cb_err = 0;
-	err = ring_buffer__consume(s->rb);
-	if (s->cb_err)
-		return s->cb_err;
-	return err < 0 ? err : 0;
+	return collector__consume(s->col);
 }
 
-static int read_stack(int fd, __s32 id, uint64_t *ips, size_t *n)
+/*
+ * Completes @smp, whose counts the caller set, with the thread name @raw_comm (PROF_COMM_LEN
+ * bytes, maybe unterminated) and the stacks @ustack_id and @kstack_id, and hands it to @fn.
+ * Returns what @fn returns.
+ */
+static int emit(struct sampler *s, struct sampler_sample *smp, const char *raw_comm,
+		__s32 ustack_id, __s32 kstack_id, sampler_sample_fn_t fn, void *ctx)
 {
-	size_t i;
+	uint64_t ustack[PROF_MAX_STACK_DEPTH], kstack[PROF_MAX_STACK_DEPTH];
+	char comm[PROF_COMM_LEN + 1];
 
-	*n = 0;
-	if (id < 0)
-		return id;
-	if (bpf_map_lookup_elem(fd, &id, ips))
-		return -errno;
-	for (i = 0; i < PROF_MAX_STACK_DEPTH && ips[i]; i++)
-		;
-	*n = i;
-	return 0;
-}
-
-static int read_user_stack(struct sampler *s, __s32 id, uint64_t *ips, size_t *n)
-{
+	memcpy(comm, raw_comm, PROF_COMM_LEN);
+	comm[PROF_COMM_LEN] = '\0';
+	smp->comm = comm;
 	if (s->fp_user_stacks)
-		return read_stack(bpf_map__fd(s->skel->maps.stacks), id, ips, n);
-	return unwinder__read_stack(s->uw, id, ips, PROF_MAX_STACK_DEPTH, n);
+		smp->ustack_err = bpf_util_read_stack(s->skel->maps.stacks, ustack_id, ustack,
+						      PROF_MAX_STACK_DEPTH, &smp->nustack);
+	else
+		smp->ustack_err = unwinder__read_stack(collector__unwinder(s->col), ustack_id,
+						       ustack, PROF_MAX_STACK_DEPTH, &smp->nustack);
+	bpf_util_read_stack(s->skel->maps.stacks, kstack_id, kstack, PROF_MAX_STACK_DEPTH,
+			    &smp->nkstack);
+	smp->ustack = ustack;
+	smp->kstack = kstack;
+	return fn(ctx, smp);
 }
 
 static int drain_offcpu(struct sampler *s, sampler_sample_fn_t fn, void *ctx);
 
 int sampler__drain(struct sampler *s, sampler_sample_fn_t fn, void *ctx)
 {
-	uint64_t ustack[PROF_MAX_STACK_DEPTH], kstack[PROF_MAX_STACK_DEPTH];
-	int counts_fd = bpf_map__fd(s->skel->maps.counts);
-	int stacks_fd = bpf_map__fd(s->skel->maps.stacks);
+	int fd = bpf_map__fd(s->skel->maps.counts);
 	struct prof_key key, next, *prev = NULL;
 	struct prof_value val;
 	struct sampler_sample smp;
-	char comm[PROF_COMM_LEN + 1];
 	int err;
 
-	while (bpf_map_get_next_key(counts_fd, prev, &next) == 0) {
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(counts_fd, &key, &val))
+		if (bpf_map_lookup_elem(fd, &key, &val))
 			continue;
-		memcpy(comm, val.comm, PROF_COMM_LEN);
-		comm[PROF_COMM_LEN] = '\0';
 		memset(&smp, 0, sizeof(smp));
 		smp.tgid = key.tgid;
 		smp.tid = key.tid;
 		smp.cgroup_id = key.cgroup_id;
-		smp.comm = comm;
 		smp.count = val.count;
-		smp.ustack_err = read_user_stack(s, key.user_stack_id, ustack, &smp.nustack);
-		read_stack(stacks_fd, key.kern_stack_id, kstack, &smp.nkstack);
-		smp.ustack = ustack;
-		smp.kstack = kstack;
-		err = fn(ctx, &smp);
+		err = emit(s, &smp, val.comm, key.user_stack_id, key.kern_stack_id, fn, ctx);
 		if (err < 0)
 			return err;
 	}
@@ -470,13 +372,10 @@ int sampler__drain(struct sampler *s, sampler_sample_fn_t fn, void *ctx)
 
 static int drain_offcpu(struct sampler *s, sampler_sample_fn_t fn, void *ctx)
 {
-	uint64_t ustack[PROF_MAX_STACK_DEPTH], kstack[PROF_MAX_STACK_DEPTH];
 	int fd = bpf_map__fd(s->skel->maps.offcpu);
-	int stacks_fd = bpf_map__fd(s->skel->maps.stacks);
 	struct prof_off_key key, next, *prev = NULL;
 	struct prof_off_value val;
 	struct sampler_sample smp;
-	char comm[PROF_COMM_LEN + 1];
 	int err;
 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
@@ -484,21 +383,14 @@ static int drain_offcpu(struct sampler *s, sampler_sample_fn_t fn, void *ctx)
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, &val))
 			continue;
-		memcpy(comm, val.comm, PROF_COMM_LEN);
-		comm[PROF_COMM_LEN] = '\0';
 		memset(&smp, 0, sizeof(smp));
 		smp.tgid = key.tgid;
 		smp.tid = key.tid;
 		smp.cgroup_id = key.cgroup_id;
-		smp.comm = comm;
 		smp.count = val.count;
 		smp.offcpu = (int)key.state;
 		smp.offcpu_ns = val.ns;
-		smp.ustack_err = read_user_stack(s, key.user_stack_id, ustack, &smp.nustack);
-		read_stack(stacks_fd, key.kern_stack_id, kstack, &smp.nkstack);
-		smp.ustack = ustack;
-		smp.kstack = kstack;
-		err = fn(ctx, &smp);
+		err = emit(s, &smp, val.comm, key.user_stack_id, key.kern_stack_id, fn, ctx);
 		if (err < 0)
 			return err;
 	}
@@ -507,24 +399,12 @@ static int drain_offcpu(struct sampler *s, sampler_sample_fn_t fn, void *ctx)
 
 int sampler__stats(struct sampler *s, struct sampler_stats *out)
 {
-	int fd = bpf_map__fd(s->skel->maps.stats);
-	int ncpus = libbpf_num_possible_cpus();
-	__u64 *vals, sums[PROF_STAT_MAX] = {};
-	__u32 i;
-	int c;
+	uint64_t sums[PROF_STAT_MAX];
+	int err;
 
-	if (ncpus < 0)
-		return ncpus;
-	vals = calloc(ncpus, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	for (i = 0; i < PROF_STAT_MAX; i++) {
-		if (bpf_map_lookup_elem(fd, &i, vals))
-			continue;
-		for (c = 0; c < ncpus; c++)
-			sums[i] += vals[c];
-	}
-	free(vals);
+	err = collector__stats(s->col, sums, PROF_STAT_MAX);
+	if (err)
+		return err;
 	memset(out, 0, sizeof(*out));
 	out->samples = sums[PROF_STAT_SAMPLES];
 	out->idle = sums[PROF_STAT_IDLE];
@@ -539,5 +419,5 @@ int sampler__stats(struct sampler *s, struct sampler_stats *out)
 
 int sampler__unwind_stats(struct sampler *s, struct unwinder_stats *out)
 {
-	return unwinder__stats(s->uw, out);
+	return unwinder__stats(collector__unwinder(s->col), out);
 }

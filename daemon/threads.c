@@ -67,11 +67,7 @@ void threads__free(struct threads *t)
 
 int threads__add_tgid(struct threads *t, uint32_t tgid)
 {
-	__u8 one = 1;
-
-	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.target_tgids), &tgid, &one, BPF_ANY))
-		return -errno;
-	return 0;
+	return bpf_util_add_tgid(t->skel->maps.target_tgids, tgid);
 }
 
 int threads__snapshot(struct threads *t, threads_rec_fn_t fn, void *ctx)
