@@ -150,6 +150,64 @@ static void test_answer_rows(void **state)
 	}
 }
 
+/* Go heap answers: bytes, objects (build() makes the second value ten times the first), and the
+ * function of the program under the runtime's frames. */
+static void test_answer_memory(void **state)
+{
+#define GOAPP "/usr/local/bin/app"
+	static const struct {
+		struct smp s[2];
+		size_t n;
+		unsigned int secs;
+		const char *who;
+		bool held;
+		const char *answer;
+	} cases[] = {
+		{ { { "Service billing", "app", 7, 64 << 20,
+		      { { "main.holdMemory", GOAPP, PROF_LANG_GO }, { "main.main", GOAPP, PROF_LANG_GO } } },
+		    { "Service billing", "app", 7, 1 << 20,
+		      { { "runtime.malg", GOAPP, PROF_LANG_GO }, { "runtime.newproc1", GOAPP, PROF_LANG_GO } } } },
+		  2, 10, "process 7 (app)", true,
+		  "At the end of 10 seconds, process 7 (app) held 65.0 MiB of Go heap in use (681574400 "
+		  "objects), most of it (98%) allocated in main.holdMemory." },
+		/* the runtime's allocator frames sit under the program's function */
+		{ { { "Service billing", "app", 7, 3 << 29,
+		      { { "runtime.mallocgc", GOAPP, PROF_LANG_GO }, { "runtime.makeslice", GOAPP, PROF_LANG_GO },
+			{ "main.allocDuring", GOAPP, PROF_LANG_GO }, { "main.main", GOAPP, PROF_LANG_GO } } } },
+		  1, 3, "Service billing", false,
+		  "Over 3 seconds, Service billing allocated 1.5 GiB on the Go heap (16106127360 "
+		  "objects), most of it (100%) in main.allocDuring." },
+		{ {}, 0, 10, "process 7 (app)", true,
+		  "At the end of 10 seconds, process 7 (app) held no Go heap memory that its heap "
+		  "profile shows." },
+		{ {}, 0, 3, NULL, false, "Over 3 seconds, the target allocated nothing on the Go heap." },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct profile *p = build(cases[i].s, cases[i].n);
+		struct report *r;
+		char buf[512];
+
+		print_message("case %zu\n", i);
+		assert_int_equal(report__new(p, NULL, &r), 0);
+		report_answer_memory(r, cases[i].secs, cases[i].who, cases[i].held, buf, sizeof(buf));
+		assert_string_equal(buf, cases[i].answer);
+		report__free(r);
+		profile__free(p);
+	}
+	/* no report at all */
+	{
+		char buf[128];
+
+		report_answer_memory(NULL, 5, "x", true, buf, sizeof(buf));
+		assert_string_equal(buf, "At the end of 5 seconds, x held no Go heap memory that its "
+					 "heap profile shows.");
+	}
+#undef GOAPP
+}
+
 static void test_truncated_answer(void **state)
 {
 	struct profile *p = build(server, ARRAY_SIZE(server));
@@ -234,6 +292,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_groups_and_answer),
 		cmocka_unit_test(test_answer_rows),
+		cmocka_unit_test(test_answer_memory),
 		cmocka_unit_test(test_truncated_answer),
 		cmocka_unit_test(test_system_dso),
 		cmocka_unit_test(test_go_std),
