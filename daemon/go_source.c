@@ -25,6 +25,7 @@ struct go_proc {
 	struct go_endpoint ep;
 	struct profile *start[2];	/* memory-alloc: allocs; locks: mutex, block */
 	long mutex_period;		/* from mutex?debug=1; -1 unknown */
+	bool unreachable;		/* a request failed on the network: no more are sent */
 };
 
 struct go_source {
@@ -161,10 +162,16 @@ static int fetch(struct go_source *g, struct go_proc *p, const char *path, const
 	char why[256] = "";
 	int ret;
 
+	/* One note per process that stopped answering, and no more waiting on it. */
+	if (p->unreachable)
+		return -EHOSTUNREACH;
 	ret = go_pprof_get(g->proc_root, (int)p->pid, &p->ep, path, GO_SOURCE_FETCH_TIMEOUT_MS,
 			   GO_SOURCE_MAX_BYTES, body, len, why, sizeof(why));
 	if (!ret)
 		return 0;
+	p->unreachable = ret == -ETIMEDOUT || ret == -ECONNREFUSED || ret == -ECONNRESET ||
+			 ret == -ENETUNREACH || ret == -EHOSTUNREACH || ret == -ESRCH ||
+			 ret == -EPERM;
 	if (ret == -ETIMEDOUT)
 		snprintf(why, sizeof(why), "no complete answer within %.0f s",
 			 GO_SOURCE_FETCH_TIMEOUT_MS / 1000.0);
@@ -183,7 +190,8 @@ static int fetch_profile(struct go_source *g, struct go_proc *p, const char *pat
 			 const char *what, const char *t0, const char *t1, struct profile **out)
 {
 	struct pprof_decode_opts o = { .default_lang = PROF_LANG_GO,
-				       .sample_types = { t0, t1 } };
+				       .sample_types = { t0, t1 },
+				       .max_decoded = GO_SOURCE_MAX_DECODED };
 	char *body = NULL;
 	size_t len = 0;
 	int ret;

@@ -31,6 +31,7 @@ struct prof_labels;
 /* Bounds of one profile fetch. */
 #define GO_SOURCE_FETCH_TIMEOUT_MS 5000
 #define GO_SOURCE_MAX_BYTES (32u << 20)
+#define GO_SOURCE_MAX_DECODED (64u << 20)	/* a profile once ungzipped */
 #define GO_SOURCE_MAX_NOTES 8
 
 struct go_source;
@@ -59,8 +60,9 @@ typedef void (*go_labels_fn_t)(void *ctx, uint32_t pid, struct prof_labels *labe
 
 /*
  * Takes the end snapshots and adds what they say to @dst (whose sample types are the
- * question's: go_source_profile_types()). @labels fills each process's labels (owner, process;
- * language is set to Go). Failures of one process become notes. Returns 0 or -ENOMEM.
+ * question's: source_profile_types()). @labels fills each process's labels (owner, process;
+ * language is set to Go). Failures of one process become notes; a process that stops
+ * answering gets one note and no more requests. Returns 0 or -ENOMEM.
  */
 int go_source__finish(struct go_source *g, struct profile *dst, go_labels_fn_t labels,
 		      void *ctx);

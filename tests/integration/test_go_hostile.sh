@@ -9,7 +9,8 @@
 #   - tests/workloads/go/badpprof.go: an index page that never ends (endless) and a port that
 #     accepts and never answers (silent) are not taken as the endpoint: memory-held and locks
 #     are refused at once naming the port and what it did, threads shows OS threads with a
-#     note; profiles of random bytes (garbage): the captures end on time, exit 0, with notes
+#     note; profiles of random bytes (garbage): the captures end on time, exit 0, with notes;
+#     an endpoint that is found and then never answers (hang): one note, the capture on time
 . "$(dirname "$0")/lib.sh"
 
 need_root
@@ -132,6 +133,17 @@ capture "$TMP/garbage-threads" 25 --pid "$garbage" --question threads
 grep -q 'sent as its goroutine dump is not one' "$TMP/garbage-threads.stdout" ||
 	{ cat "$TMP/garbage-threads.stdout" >&2; fail "no note about the garbage goroutine dump"; }
 kill -0 "$garbage" || fail "the garbage server died"
+
+# hang: found (its index is real), then every profile request is held open: the first one
+# times out (5 s), the process gets one note and no more requests; the capture ends on time.
+kill -KILL "$garbage"
+hang=$(start go-hang 6060 /usr/local/bin/badpprof -mode hang) || exit 1
+capture "$TMP/hang" 15 --pid "$hang" --question locks --duration 2
+[ "$(cat "$TMP/hang.rc")" -eq 0 ] || { cat "$TMP/hang.stderr" >&2; fail "locks with a hanging endpoint failed"; }
+n=$(grep -c "Process $hang (badpprof): its .* could not be read from 127.0.0.1:6060" "$TMP/hang.stdout")
+[ "$n" -eq 1 ] || { cat "$TMP/hang.stdout" >&2; fail "$n notes about the hanging endpoint, want exactly 1"; }
+grep -q 'no complete answer within' "$TMP/hang.stdout" ||
+	{ cat "$TMP/hang.stdout" >&2; fail "the note does not say the endpoint did not answer"; }
 
 log "PASS: no pprof and hostile endpoints: clear reasons and notes, every capture on time"
 exit 0

@@ -7,7 +7,7 @@
 #  - `kubectl apply -f manifests/` creates every object; a second apply changes nothing
 #    (every object "unchanged", no write request, the resourceVersion stays);
 #  - the DaemonSet: hostPID, not privileged, no privilege escalation, read-only root fs,
-#    capabilities drop ALL and add exactly BPF PERFMON SYS_PTRACE CHECKPOINT_RESTORE
+#    capabilities drop ALL and add exactly BPF PERFMON SYS_PTRACE SYS_ADMIN CHECKPOINT_RESTORE
 #    SYS_RESOURCE DAC_READ_SEARCH (each with a comment in the YAML saying why), NODE_NAME from
 #    the downward API (spec.nodeName), resource requests and limits, a toleration, the cgroup
 #    fs, tracefs and store hostPath volumes (mounted), the ConfigMap as its config;
@@ -22,7 +22,7 @@ need_cmd kubectl curl
 # MANIFESTS: another directory of the same three files (to see the checks fail on a bad copy).
 : "${MANIFESTS:=$REPO_ROOT/manifests}"
 NS=slideops
-CAPS="BPF PERFMON SYS_PTRACE CHECKPOINT_RESTORE SYS_RESOURCE DAC_READ_SEARCH"
+CAPS="BPF PERFMON SYS_PTRACE SYS_ADMIN CHECKPOINT_RESTORE SYS_RESOURCE DAC_READ_SEARCH"
 
 # --- the fake API server -----------------------------------------------------------------------
 "$PYTHON" "$REPO_ROOT/tests/fake-kube/fake_apiserver.py" --port 0 --port-file "$TMP/port" \

@@ -23,6 +23,8 @@
 //	silent    raw TCP (net.Listen, no HTTP): accepts every connection, reads and discards what
 //	          the client sends, never writes, closes only when the client does.
 //	notpprof  every request: 200, text/html, "<html>hello</html>".
+//	hang      /debug/pprof/: the real-looking index page of garbage; every profile request is
+//	          held open and never answered (the endpoint is found, then stops answering).
 package main
 
 import (
@@ -143,6 +145,14 @@ func garbage(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+func hang(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/debug/pprof/" || r.URL.Path == "/debug/pprof" {
+		garbage(w, r)
+		return
+	}
+	<-r.Context().Done() // until the client gives up
+}
+
 func notpprof(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Write([]byte("<html>hello</html>"))
@@ -168,13 +178,13 @@ func silent(ln net.Listener) error {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: badpprof -mode endless|garbage|silent|notpprof [-listen ADDR] [-rate KIB_PER_S]")
+	fmt.Fprintln(os.Stderr, "usage: badpprof -mode endless|garbage|silent|notpprof|hang [-listen ADDR] [-rate KIB_PER_S]")
 	flag.PrintDefaults()
 	os.Exit(2)
 }
 
 func main() {
-	mode := flag.String("mode", "", "endless, garbage, silent or notpprof (required)")
+	mode := flag.String("mode", "", "endless, garbage, silent, notpprof or hang (required)")
 	listen := flag.String("listen", "127.0.0.1:6060", "address to listen on")
 	rate := flag.Int("rate", 1024, "endless: KiB per second of each body")
 	flag.Usage = usage
@@ -191,6 +201,8 @@ func main() {
 		h = http.HandlerFunc(garbage)
 	case "notpprof":
 		h = http.HandlerFunc(notpprof)
+	case "hang":
+		h = http.HandlerFunc(hang)
 	case "silent":
 	default:
 		usage()
