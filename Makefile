@@ -90,7 +90,10 @@ mod_objs = $(if $(filter daemon,$(call mod_dir,$(1))),$(LIB_OBJS),\
 .SECONDEXPANSION:
 .PHONY: all deps build run test unit integration fuzz bench clean vmlinux install format
 
-all: $(BIN) $(WORKLOAD_BINS)
+# bench/unwind_bench.c links the profiler's objects: built with everything, so it cannot rot.
+UNWIND_BENCH := $(OUTPUT)/bench/unwind_bench
+
+all: $(BIN) $(WORKLOAD_BINS) $(UNWIND_BENCH)
 
 deps:
 	$(Q)missing=$$(for p in $(DEB_PKGS); do \
@@ -134,6 +137,11 @@ bench: build
 
 vmlinux:
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $(VMLINUX_H)
+
+$(UNWIND_BENCH): bench/unwind_bench.c $(LIB_OBJS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
 
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)/opt/slideops/profiler/slideops-profiler

@@ -199,7 +199,7 @@ unwinder_bench() {
 		$(for d in /usr/lib/$(gcc -print-multiarch) /usr/lib64 /usr/lib; do
 			[ -f $d/libbpf.a ] && echo $d/libbpf.a && break; done) \
 		$(pkg-config --libs libelf libdw zlib jansson yaml-0.1 libcurl libmicrohttpd) \
-		-lpthread -lm -lstdc++ || { log "cannot build unwind_bench: skipped"; return 0; }
+		-lpthread -lm -lstdc++ || die "cannot build bench/unwind_bench.c (make builds it too: run make)"
 	for p in deep blockers; do
 		[ -x "$OUTPUT/workloads/$p" ] || continue
 		"$OUTPUT/workloads/$p" $((3 * DURATION + 30)) >/dev/null 2>&1 &

@@ -49,13 +49,20 @@ static double cpu_s(void)
 
 /* --- tables ------------------------------------------------------------------------------ */
 
-static void *bench_rows(void *ctx, uint32_t nrows)
+/* Keeps the rows in memory as the kernel would (UW_ROW_STRIDE bytes each), without a map. */
+static int bench_write_rows(void *ctx, uint32_t start, const struct unwind_row *rows, uint32_t n,
+			    uint32_t capacity)
 {
-	void **buf = ctx;
+	uint8_t **buf = ctx;
+	uint32_t i;
 
 	if (!*buf)
-		*buf = calloc(nrows, UW_ROW_STRIDE);
-	return *buf;
+		*buf = calloc(capacity, UW_ROW_STRIDE);
+	if (!*buf)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		memcpy(*buf + ((size_t)start + i) * UW_ROW_STRIDE, &rows[i], sizeof(rows[i]));
+	return 0;
 }
 
 static int bench_set(void *ctx, uint32_t tgid, const struct uw_proc *p)
@@ -72,8 +79,8 @@ static int bench_del(void *ctx, uint32_t tgid)
 
 static int tables(void)
 {
-	static const struct unwinder_ops ops = { bench_rows, bench_set, bench_del };
-	void *buf = NULL;
+	static const struct unwinder_ops ops = { bench_write_rows, bench_set, bench_del };
+	uint8_t *buf = NULL;
 	struct unwinder_opts o = { .rows = UW_MAX_ROWS, .max_table_rows = UW_MAX_ROWS,
 				   .max_procs = 65536, .ops = &ops, .ops_ctx = &buf };
 	struct unwinder_maps maps = { -1, -1, -1, -1 };

@@ -39,7 +39,6 @@
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct uw_row);
 	__uint(max_entries, UW_DEFAULT_ROWS);

@@ -4,8 +4,9 @@
  * collector, and symbols/unwinder.c, which fills the maps). docs/unwinding.md has the design.
  *
  * Maps (one set per collector object):
- *  - uw_rows: BPF_F_MMAPABLE array of struct unwind_row (symbols/unwind_table.h), the tables of
- *    every file, each a contiguous range [first_row, first_row + nrows), sorted by pc.
+ *  - uw_rows: array of struct unwind_row (symbols/unwind_table.h), the tables of every file,
+ *    each a contiguous range [first_row, first_row + nrows), sorted by pc; written with batch
+ *    updates (not mmap'ed: its pages would count in the agent's resident set).
  *  - uw_procs: hash tgid -> struct uw_proc, the executable file mappings of a process sorted by
  *    start, each with its load bias and its table's range.
  *  - uw_stacks: hash stack id -> struct uw_stack: the user stacks the unwinder produced. The id
@@ -43,7 +44,7 @@ struct uw_row {
 	__u8 rbp_type;		/* UNWIND_RBP_*: 0 same, 1 at CFA + rbp_offset, 2 lost */
 };
 
-/* Bytes a row takes in uw_rows: array maps round values up to 8 bytes (mmap'ed layout). */
+/* Bytes a row takes in uw_rows' kernel memory: array maps round values up to 8 bytes. */
 #define UW_ROW_STRIDE 16
 
 /* uw_mapping.flags */

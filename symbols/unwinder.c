@@ -78,8 +78,7 @@ struct unwinder {
 	void *ops_ctx;
 	const char *proc_root;
 	uint32_t nrows_cap, max_procs, max_tables, max_table_rows;
-	void *rows;			/* the rows map (mmap'ed), UW_ROW_STRIDE bytes a row */
-	size_t rows_mmap_len;
+	uint32_t *batch_keys;		/* bpf_write_rows(): ROWS_BATCH keys */
 	struct range *free;		/* free row ranges, sorted by start, coalesced */
 	size_t nfree, free_cap;
 	struct uw_table **tables;
@@ -95,10 +94,38 @@ struct unwinder {
 	uint64_t vdso_size;
 };
 
-static void *bpf_rows(void *ctx, uint32_t nrows)
+/* Rows a batch update writes at a time (keys and values on the heap: 192 KiB). */
+#define ROWS_BATCH 16384
+
+/*
+ * Writes rows with BPF_MAP_UPDATE_BATCH rather than through an mmap of the map: the map's
+ * pages (16 MiB for UW_DEFAULT_ROWS) are kernel memory either way, but mapped they would all
+ * count in the agent's resident set.
+ */
+static int bpf_write_rows(void *ctx, uint32_t start, const struct unwind_row *rows, uint32_t n,
+			  uint32_t capacity)
 {
-	(void)nrows;
-	return ((struct unwinder *)ctx)->rows;
+	LIBBPF_OPTS(bpf_map_batch_opts, opts, .elem_flags = 0, .flags = 0);
+	struct unwinder *uw = ctx;
+	uint32_t done = 0, i, count;
+
+	if ((uint64_t)start + n > capacity)
+		return -ERANGE;
+	if (!uw->batch_keys) {
+		uw->batch_keys = malloc(ROWS_BATCH * sizeof(*uw->batch_keys));
+		if (!uw->batch_keys)
+			return -ENOMEM;
+	}
+	while (done < n) {
+		count = n - done < ROWS_BATCH ? n - done : ROWS_BATCH;
+		for (i = 0; i < count; i++)
+			uw->batch_keys[i] = start + done + i;
+		if (bpf_map_update_batch(uw->maps.rows_fd, uw->batch_keys, rows + done, &count,
+					 &opts))
+			return -errno;
+		done += count;
+	}
+	return 0;
 }
 
 static int bpf_set_proc(void *ctx, uint32_t tgid, const struct uw_proc *proc)
@@ -316,9 +343,8 @@ static void read_exec_segments(const struct elf_file *ef, struct uw_table *t)
 static int load_rows(struct unwinder *uw, struct uw_table *t, const struct unwind_table *ut)
 {
 	const struct unwind_row *src;
-	uint8_t *dst;
-	size_t n, i;
 	uint32_t start;
+	size_t n;
 	int err;
 
 	src = unwind_table__rows(ut, &n);
@@ -330,14 +356,11 @@ static int load_rows(struct unwinder *uw, struct uw_table *t, const struct unwin
 		if (evict_one(uw))
 			return -ENOSPC;
 	}
-	dst = uw->ops.rows(uw->ops_ctx, uw->nrows_cap);
-	if (!dst) {
+	err = uw->ops.write_rows(uw->ops_ctx, start, src, (uint32_t)n, uw->nrows_cap);
+	if (err) {
 		free_insert(uw, start, (uint32_t)n);
-		return -EIO;
+		return err;
 	}
-	/* an array map keeps its values 8-byte aligned: 16 bytes a row */
-	for (i = 0; i < n; i++)
-		memcpy(dst + ((size_t)start + i) * UW_ROW_STRIDE, &src[i], sizeof(*src));
 	t->first_row = start;
 	t->nrows = (uint32_t)n;
 	t->has_rows = true;
@@ -750,7 +773,7 @@ int unwinder__new(const struct unwinder_maps *maps, const struct unwinder_opts *
 		  struct unwinder **out)
 {
 	static const struct unwinder_ops bpf_ops = {
-		.rows = bpf_rows, .set_proc = bpf_set_proc, .del_proc = bpf_del_proc,
+		.write_rows = bpf_write_rows, .set_proc = bpf_set_proc, .del_proc = bpf_del_proc,
 	};
 	struct unwinder_opts defaults = {};
 	struct unwinder *uw;
@@ -764,7 +787,6 @@ int unwinder__new(const struct unwinder_maps *maps, const struct unwinder_opts *
 	if (!uw)
 		return -ENOMEM;
 	uw->maps = *maps;
-	uw->rows = MAP_FAILED;
 	uw->proc_root = opts->proc_root ? opts->proc_root : "/proc";
 	uw->nrows_cap = opts->rows ? opts->rows : UW_DEFAULT_ROWS;
 	uw->max_procs = opts->max_procs ? opts->max_procs : UW_DEFAULT_PROCS;
@@ -777,14 +799,6 @@ int unwinder__new(const struct unwinder_maps *maps, const struct unwinder_opts *
 		uw->ops = bpf_ops;
 		uw->ops_ctx = uw;
 		uw->bpf_maps = true;
-		uw->rows_mmap_len = ((size_t)uw->nrows_cap * UW_ROW_STRIDE + 4095) &
-				    ~(size_t)4095;
-		uw->rows = mmap(NULL, uw->rows_mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-				maps->rows_fd, 0);
-		if (uw->rows == MAP_FAILED) {
-			err = -errno;
-			goto err_free;
-		}
 	}
 	err = free_insert(uw, 0, uw->nrows_cap);
 	if (err)
@@ -810,8 +824,7 @@ void unwinder__free(struct unwinder *uw)
 		free(uw->tables[i]);
 	free(uw->tables);
 	free(uw->free);
-	if (uw->rows != MAP_FAILED && uw->rows_mmap_len)
-		munmap(uw->rows, uw->rows_mmap_len);
+	free(uw->batch_keys);
 	free(uw);
 }
 

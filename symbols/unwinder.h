@@ -34,11 +34,12 @@ struct unwinder_maps {
 
 /*
  * Where the rows and the lists go. NULL in unwinder_opts: the BPF maps. A seam for unit tests
- * (STYLE 8): rows() returns room for @nrows rows, laid out as the BPF array map keeps them
- * (UW_ROW_STRIDE bytes each); set_proc()/del_proc() return 0 or -errno.
+ * (STYLE 8): write_rows() stores @n rows at index @start of the rows array of @capacity rows;
+ * it and set_proc()/del_proc() return 0 or -errno.
  */
 struct unwinder_ops {
-	void *(*rows)(void *ctx, uint32_t nrows);	/* nrows * UW_ROW_STRIDE bytes */
+	int (*write_rows)(void *ctx, uint32_t start, const struct unwind_row *rows, uint32_t n,
+			  uint32_t capacity);
 	int (*set_proc)(void *ctx, uint32_t tgid, const struct uw_proc *proc);
 	int (*del_proc)(void *ctx, uint32_t tgid);
 };

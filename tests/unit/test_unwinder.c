@@ -241,15 +241,23 @@ struct fake {
 	int sets, dels;
 };
 
-static void *fake_rows(void *ctx, uint32_t nrows)
+/* Keeps the rows laid out as the BPF array map does (UW_ROW_STRIDE bytes each). */
+static int fake_write_rows(void *ctx, uint32_t start, const struct unwind_row *rows, uint32_t n,
+			   uint32_t capacity)
 {
 	struct fake *f = ctx;
+	uint32_t i;
 
 	if (!f->rows) {
-		f->rows = calloc(nrows, UW_ROW_STRIDE);
-		f->nrows = nrows;
+		f->rows = calloc(capacity, UW_ROW_STRIDE);
+		if (!f->rows)
+			return -ENOMEM;
+		f->nrows = capacity;
 	}
-	return f->rows;
+	assert_true((uint64_t)start + n <= f->nrows);
+	for (i = 0; i < n; i++)
+		memcpy(f->rows + ((size_t)start + i) * UW_ROW_STRIDE, &rows[i], sizeof(rows[i]));
+	return 0;
 }
 
 static int fake_set(void *ctx, uint32_t tgid, const struct uw_proc *p)
@@ -271,7 +279,7 @@ static int fake_del(void *ctx, uint32_t tgid)
 	return 0;
 }
 
-static const struct unwinder_ops fake_ops = { fake_rows, fake_set, fake_del };
+static const struct unwinder_ops fake_ops = { fake_write_rows, fake_set, fake_del };
 
 struct fixture {
 	char root[64];
