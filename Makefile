@@ -186,7 +186,7 @@ FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -I$(OUTPUT) -fsanitize=fuzzer
 # A fuzz target compiles its module's sources with clang and libFuzzer. daemon/ wires every
 # other module, so its fuzz targets compile only the pure parser they fuzz (listed here).
 FUZZ_SRCS_api_parse := daemon/api_parse.c daemon/question.c
-FUZZ_SRCS_config := daemon/config.c
+FUZZ_SRCS_config := daemon/config.c daemon/text.c
 FUZZ_SRCS_kube := daemon/kube_parse.c
 FUZZ_SRCS_request := daemon/request.c daemon/question.c
 fuzz_srcs = $(if $(FUZZ_SRCS_$(1)),$(FUZZ_SRCS_$(1)) daemon/log.c daemon/fileio.c,\

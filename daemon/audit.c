@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "daemon/fileio.h"
+#include "daemon/text.h"
 
 #define NS_PER_S 1000000000LL
 
@@ -51,39 +52,9 @@ static int64_t realtime_ns(void *ctx)
 static json_t *clean_string(const char *s)
 {
 	char buf[AUDIT_FIELD_MAX + 1];
-	unsigned char *p = (unsigned char *)buf;
-	size_t i, n, k;
 
 	snprintf(buf, sizeof(buf), "%s", s);
-	for (i = 0; p[i];) {
-		unsigned char c = p[i];
-
-		if (c < 0x20 || c == 0x7f) {
-			p[i++] = '?';
-			continue;
-		}
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		n = c >= 0xc2 && c <= 0xdf ? 1 :
-		    c >= 0xe0 && c <= 0xef ? 2 :
-		    c >= 0xf0 && c <= 0xf4 ? 3 : 0;
-		for (k = 1; k <= n; k++)
-			if ((p[i + k] & 0xc0) != 0x80)
-				break;
-		if (k > n && n == 2 &&
-		    ((c == 0xe0 && p[i + 1] < 0xa0) || (c == 0xed && p[i + 1] >= 0xa0)))
-			n = 0;
-		if (k > n && n == 3 &&
-		    ((c == 0xf0 && p[i + 1] < 0x90) || (c == 0xf4 && p[i + 1] >= 0x90)))
-			n = 0;
-		if (n == 0 || k <= n) {
-			p[i++] = '?';
-			continue;
-		}
-		i += n + 1;
-	}
+	text_utf8_sanitize(buf);
 	return json_string(buf);
 }
 

@@ -23,6 +23,7 @@
 
 #include "daemon/fileio.h"
 #include "daemon/log.h"
+#include "daemon/text.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -170,20 +171,12 @@ __attribute__((format(printf, 3, 4))) static int fail(struct cp *p, size_t line,
 						     ...)
 {
 	va_list ap;
-	int n;
+	int ret;
 
-	if (!p->err || !p->errsize)
-		return -EINVAL;
-	if (line)
-		n = snprintf(p->err, p->errsize, "%s:%zu: ", p->file, line);
-	else
-		n = snprintf(p->err, p->errsize, "%s: ", p->file);
-	if (n < 0 || (size_t)n >= p->errsize)
-		return -EINVAL;
 	va_start(ap, fmt);
-	vsnprintf(p->err + n, p->errsize - n, fmt, ap);
+	ret = text_file_error(p->err, p->errsize, p->file, line, fmt, ap);
 	va_end(ap);
-	return -EINVAL;
+	return ret;
 }
 
 /* A bad value as a message shows it: control characters as '?', cut after SHOW_MAX bytes. */

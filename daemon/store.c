@@ -25,6 +25,7 @@
 
 #include "daemon/fileio.h"
 #include "daemon/log.h"
+#include "daemon/text.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -121,45 +122,6 @@ void store_make_id(int64_t now_ns, char id[STORE_ID_SIZE])
 		tm.tm_year = 9999 - 1900;
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
 	snprintf(id, STORE_ID_SIZE, "%.16s-%02x%02x%02x", stamp, r[0], r[1], r[2]);
-}
-
-/* Replaces bytes that are not part of valid UTF-8 (and control characters) with '?', so every
- * string is accepted by jansson and cannot break a line. */
-static void utf8_fix(char *s)
-{
-	unsigned char *p = (unsigned char *)s;
-	size_t i, n, k;
-
-	for (i = 0; p[i];) {
-		unsigned char c = p[i];
-
-		if (c < 0x20 || c == 0x7f) {
-			p[i++] = '?';
-			continue;
-		}
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		n = c >= 0xc2 && c <= 0xdf ? 1 :
-		    c >= 0xe0 && c <= 0xef ? 2 :
-		    c >= 0xf0 && c <= 0xf4 ? 3 : 0;
-		for (k = 1; k <= n; k++)
-			if ((p[i + k] & 0xc0) != 0x80)
-				break;
-		/* overlongs, surrogates and > U+10FFFF */
-		if (k > n && n == 2 &&
-		    ((c == 0xe0 && p[i + 1] < 0xa0) || (c == 0xed && p[i + 1] >= 0xa0)))
-			n = 0;
-		if (k > n && n == 3 &&
-		    ((c == 0xf0 && p[i + 1] < 0x90) || (c == 0xf4 && p[i + 1] >= 0x90)))
-			n = 0;
-		if (n == 0 || k <= n) {
-			p[i++] = '?';
-			continue;
-		}
-		i += n + 1;
-	}
 }
 
 static void format_time(int64_t ns, char *buf, size_t size)
@@ -715,13 +677,14 @@ int store__add(struct store *s, const struct store_meta *meta, const char *files
 	if (!m)
 		return -ENOMEM;
 	*m = *meta;
-	utf8_fix(m->service);
-	utf8_fix(m->question);
-	utf8_fix(m->target_kind);
-	utf8_fix(m->target);
-	utf8_fix(m->answer);
+	/* every string accepted by jansson, none able to break a line */
+	text_utf8_sanitize(m->service);
+	text_utf8_sanitize(m->question);
+	text_utf8_sanitize(m->target_kind);
+	text_utf8_sanitize(m->target);
+	text_utf8_sanitize(m->answer);
 	for (i = 0; i < m->nlanguages; i++)
-		utf8_fix(m->languages[i]);
+		text_utf8_sanitize(m->languages[i]);
 
 	pthread_mutex_lock(&s->lock);
 	next_created(s);

@@ -18,6 +18,7 @@
 
 #include "daemon/fileio.h"
 #include "daemon/sha256.h"
+#include "daemon/text.h"
 
 struct token_entry {
 	char name[TOKENS_NAME_MAX + 1];
@@ -65,20 +66,12 @@ __attribute__((format(printf, 3, 4))) static int fail(struct tp *p, size_t line,
 						       ...)
 {
 	va_list ap;
-	int n;
+	int ret;
 
-	if (!p->err || !p->errsize)
-		return -EINVAL;
-	if (line)
-		n = snprintf(p->err, p->errsize, "%s:%zu: ", p->file, line);
-	else
-		n = snprintf(p->err, p->errsize, "%s: ", p->file);
-	if (n < 0 || (size_t)n >= p->errsize)
-		return -EINVAL;
 	va_start(ap, fmt);
-	vsnprintf(p->err + n, p->errsize - n, fmt, ap);
+	ret = text_file_error(p->err, p->errsize, p->file, line, fmt, ap);
 	va_end(ap);
-	return -EINVAL;
+	return ret;
 }
 
 static size_t ev_line(const yaml_event_t *e)
