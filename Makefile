@@ -40,7 +40,9 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-SRC_DIRS := cgroups runtimes symbols profile daemon
+# The folders of sources, bottom layer first (docs/architecture.md).
+SRC_DIRS := base cgroups symbols profile runtimes runtimes/go daemon daemon/collectors \
+	daemon/capture daemon/agent
 LIB_SRCS := $(foreach d,$(SRC_DIRS),$(filter-out daemon/main.c,$(wildcard $(d)/*.c)))
 LIB_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(LIB_SRCS))
 MAIN_OBJ := $(OUTPUT)/obj/daemon/main.o
@@ -76,19 +78,25 @@ WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
 WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRCS))
 FUZZ_SECONDS ?= 30
 
-# A test or fuzz target of module M (tests/unit/test_M.c) links the objects of the directory
-# that holds M.c, plus the logger and file helpers: "each test against only its module".
-# daemon/ is the top of the dependency graph (it wires every other module), so its tests link
-# everything.
+# A test or fuzz target of module M (tests/unit/test_M.c) links the objects of the folder that
+# holds M.c and of the layers below it (docs/architecture.md): "each test against only its
+# module" and what it may use. daemon/ is the top of the graph (it wires every other module), so
+# its tests link everything.
 mod_dir = $(patsubst %/,%,$(dir $(firstword $(wildcard $(addsuffix /$(1).c,$(SRC_DIRS))))))
-BASE_OBJS := $(OUTPUT)/obj/daemon/log.o $(OUTPUT)/obj/daemon/fileio.o
-mod_objs = $(if $(filter daemon,$(call mod_dir,$(1))),$(LIB_OBJS),\
-	$(sort $(filter $(OUTPUT)/obj/$(call mod_dir,$(1))/%,$(LIB_OBJS)) $(BASE_OBJS)))
+LAYER_base := base
+LAYER_cgroups := cgroups base
+LAYER_symbols := symbols base
+LAYER_profile := profile base
+LAYER_runtimes := runtimes runtimes/go cgroups symbols profile base
+LAYER_runtimes/go := $(LAYER_runtimes)
+dir_objs = $(patsubst %.c,$(OUTPUT)/obj/%.o,$(wildcard $(addsuffix /*.c,$(1))))
+mod_objs = $(if $(filter daemon%,$(call mod_dir,$(1))),$(LIB_OBJS),\
+	$(sort $(call dir_objs,$(LAYER_$(call mod_dir,$(1))))))
 
 .DELETE_ON_ERROR:
 .SECONDARY:
 .SECONDEXPANSION:
-.PHONY: all deps build run test unit integration fuzz bench clean vmlinux install format
+.PHONY: all deps build run test check-layers unit integration fuzz bench clean vmlinux install format
 
 # bench/unwind_bench.c links the profiler's objects: built with everything, so it cannot rot.
 UNWIND_BENCH := $(OUTPUT)/bench/unwind_bench
@@ -113,7 +121,11 @@ run: build
 	$(Q)$(BIN) capture --server --question cpu --duration 10 --out $(RUN_OUT)
 
 test: build
-	$(Q)$(MAKE) --no-print-directory unit integration
+	$(Q)$(MAKE) --no-print-directory check-layers unit integration
+
+# The layer rule of docs/architecture.md: an include against it fails with the offending line.
+check-layers:
+	$(Q)tests/lint/check_layers.sh
 
 unit: $(UNIT_BINS)
 	$(Q)fail=0; for t in $(UNIT_BINS); do \
@@ -165,11 +177,10 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
-# Each BPF program has exactly one owner in daemon/ (STYLE 6): it waits for its skeleton.
-$(OUTPUT)/obj/daemon/sampler.o: $(OUTPUT)/profile.skel.h
-$(OUTPUT)/obj/daemon/locks.o: $(OUTPUT)/locks.skel.h
-$(OUTPUT)/obj/daemon/memgrow.o: $(OUTPUT)/memgrow.skel.h
-$(OUTPUT)/obj/daemon/threads.o: $(OUTPUT)/threads.skel.h
+# Each BPF program bpf/<p>.bpf.c has exactly one owner, daemon/collectors/<p>.c, the only
+# includer of <p>.skel.h (STYLE 6): it waits for its skeleton (libbpf-bootstrap's rule).
+COLLECTOR_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/obj/daemon/collectors/%.o,$(BPF_SRCS))
+$(COLLECTOR_OBJS): $(OUTPUT)/obj/daemon/collectors/%.o: $(OUTPUT)/%.skel.h
 
 $(OUTPUT)/obj/%.o: %.c
 	$(call msg,CC,$@)
@@ -185,11 +196,11 @@ $(OUTPUT)/tests/test_%: tests/unit/test_%.c $$(call mod_objs,$$*)
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -I$(OUTPUT) -fsanitize=fuzzer,address,undefined
 # A fuzz target compiles its module's sources with clang and libFuzzer. daemon/ wires every
 # other module, so its fuzz targets compile only the pure parser they fuzz (listed here).
-FUZZ_SRCS_api_parse := daemon/api_parse.c daemon/question.c
-FUZZ_SRCS_config := daemon/config.c daemon/text.c
-FUZZ_SRCS_kube := daemon/kube_parse.c
-FUZZ_SRCS_request := daemon/request.c daemon/question.c
-fuzz_srcs = $(if $(FUZZ_SRCS_$(1)),$(FUZZ_SRCS_$(1)) daemon/log.c daemon/fileio.c,\
+FUZZ_SRCS_api_parse := daemon/agent/api_parse.c daemon/capture/question.c
+FUZZ_SRCS_config := daemon/config.c base/text.c
+FUZZ_SRCS_kube := daemon/agent/kube_parse.c
+FUZZ_SRCS_request := daemon/agent/request.c daemon/capture/question.c
+fuzz_srcs = $(if $(FUZZ_SRCS_$(1)),$(FUZZ_SRCS_$(1)) base/log.c base/fileio.c,\
 	$(patsubst $(OUTPUT)/obj/%.o,%.c,$(call mod_objs,$(1))))
 $(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(call fuzz_srcs,$$*)
 	$(call msg,FUZZ,$@)

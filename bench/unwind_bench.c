@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/sampler.h"
+#include "daemon/collectors/sampler.h"
 #include "symbols/unwinder.h"
 
 static double now_s(void)

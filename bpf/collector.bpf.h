@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the BPF side of every collector shares (docs/design/collectors.md); the user-space half
- * is `struct collector` in daemon/bpf_util.h.
+ * is `struct collector` in daemon/collectors/collector.h.
  *
  * Every collector gets the target filter: `filter_tgids` (rodata) and the `target_tgids` hash
  * that user space fills after load (tgids, not thread ids), tested by tgid_wanted().
@@ -14,7 +14,7 @@
  * and gets stat_inc(), announce() and count_slot() with those maps.
  *
  * No CO-RE relocation here: one anywhere in an object makes libbpf parse the kernel's BTF at
- * every load, and the on-CPU sampler (bpf/profile.bpf.c) must stay free of them.
+ * every load, and the on-CPU sampler (bpf/sampler.bpf.c) must stay free of them.
  */
 #ifndef SLIDEOPS_BPF_COLLECTOR_BPF_H
 #define SLIDEOPS_BPF_COLLECTOR_BPF_H
@@ -53,7 +53,7 @@ static __always_inline bool stack_lost(__s32 stack_id)
 #error "a counting collector defines COLLECTOR_SEEN_ENTRIES, _EVENTS_BYTES and _NEW_TASK too"
 #endif
 
-/* What is lost or left out, per CPU; daemon/bpf_util.c sums it (collector__stats()). */
+/* What is lost or left out, per CPU; daemon/collectors/collector.c sums it (collector__stats()). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);

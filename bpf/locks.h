@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
 /*
- * locks: time spent waiting in futex, shared definitions (bpf/locks.bpf.c and daemon/locks.c).
+ * locks: time spent waiting in futex, shared definitions (bpf/locks.bpf.c and daemon/collectors/locks.c).
  *
  * A wait is a futex(2) call whose command blocks (FUTEX_WAIT, FUTEX_WAIT_BITSET, FUTEX_LOCK_PI,
  * FUTEX_LOCK_PI2, FUTEX_WAIT_REQUEUE_PI) or a futex_waitv(2) call. Its start and the user stack
@@ -95,7 +95,7 @@ struct locks_start {
 };
 
 /* Ring buffer event: a tgid seen for the first time, so user space can snapshot it while it
- * lives (its maps, its owner). Same layout as prof_new_task. */
+ * lives (its maps, its owner). Same layout as sampler_new_task. */
 struct locks_new_task {
 	__u32 tgid;
 	__u32 pad;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
 /*
- * memgrow: memory-growth collector shared definitions (bpf/memgrow.bpf.c and daemon/memgrow.c).
+ * memgrow: memory-growth collector shared definitions (bpf/memgrow.bpf.c and daemon/collectors/memgrow.c).
  *
  * Two measures, never added together (docs/memory-growth.md says exactly what each means):
  *  - MG_KIND_FAULT: first-touch page faults (the page was not present), each weighted by the

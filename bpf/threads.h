@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
 /*
  * threads: one snapshot of every thread of the target, written by a BPF task iterator
- * (bpf/threads.bpf.c) and read by daemon/threads.c, which takes one every 100 ms.
+ * (bpf/threads.bpf.c) and read by daemon/collectors/threads.c, which takes one every 100 ms.
  */
 #ifndef SLIDEOPS_BPF_THREADS_H
 #define SLIDEOPS_BPF_THREADS_H

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/fileio.h"
+#include "base/fileio.h"
 
 #define PF_KTHREAD 0x00200000	/* include/linux/sched.h */
 #define KTHREADD_TGID 2

@@ -12,13 +12,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/capture.h"
-#include "daemon/check.h"
+#include "daemon/capture/capture.h"
+#include "daemon/capture/check.h"
 #include "daemon/config.h"
-#include "daemon/daemon.h"
-#include "daemon/service_rules.h"
-#include "daemon/log.h"
-#include "daemon/question.h"
+#include "daemon/agent/agent.h"
+#include "cgroups/rules.h"
+#include "base/log.h"
+#include "daemon/capture/question.h"
 #include "profile/report.h"
 
 #define PROG "slideops-profiler"
@@ -379,7 +379,8 @@ static int load_config(struct cli_args *a)
 	ret = config_load(path, &a->config, err, sizeof(err));
 	if (ret)
 		return fail(CLI_EXIT_USAGE, "%s", err);
-	a->rules.config = &a->config;
+	a->rules.rules = a->config.services;
+	a->rules.nrules = a->config.nservices;
 	a->opts.name_fn = service_rules_apply;
 	a->opts.name_ctx = &a->rules;
 	return 0;

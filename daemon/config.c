@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,9 +20,9 @@
 
 #include <yaml.h>
 
-#include "daemon/fileio.h"
-#include "daemon/log.h"
-#include "daemon/text.h"
+#include "base/fileio.h"
+#include "base/log.h"
+#include "base/text.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -776,24 +775,10 @@ void config_free(struct config *c)
 	c->nservices = 0;
 }
 
-static bool glob_match(const char *pattern, const char *s)
-{
-	return !pattern[0] || (s && !fnmatch(pattern, s, 0));
-}
-
 int config_match_service(const struct config *c, const char *unit, const char *cgroup_path,
 			 const char *exe, const char *comm)
 {
-	const struct service_rule *r;
-	size_t i;
-
 	if (!c)
 		return -ENOENT;
-	for (i = 0; i < c->nservices && i <= INT_MAX; i++) {
-		r = &c->services[i];
-		if (glob_match(r->unit, unit) && glob_match(r->cgroup, cgroup_path) &&
-		    glob_match(r->exe, exe) && (!r->comm[0] || (comm && !strcmp(r->comm, comm))))
-			return (int)i;
-	}
-	return -ENOENT;
+	return rules_match(c->services, c->nservices, unit, cgroup_path, exe, comm);
 }

@@ -18,22 +18,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cgroups/rules.h"
+
 #define CONFIG_DEFAULT_PATH "/etc/slideops/profiler.yaml"
 #define CONFIG_MAX_BYTES (1024 * 1024)
 #define CONFIG_MAX_SERVICES 256
-
-/*
- * A match rule for a plain server's Service (SPEC 4). It matches a process when every
- * non-empty field matches: unit, cgroup and exe are fnmatch(3) globs without flags ('*' also
- * matches '/'), comm is compared exactly. At least one field is non-empty after parsing.
- */
-struct service_rule {
-	char name[128];
-	char unit[256];
-	char cgroup[512];
-	char exe[512];
-	char comm[16];
-};
 
 struct config {
 	char node_name[256];		     /* default: $NODE_NAME, else the hostname */

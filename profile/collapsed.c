@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/fileio.h"
+#include "base/fileio.h"
 #include "profile/profile.h"
 
 struct linebuf {

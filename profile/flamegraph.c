@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/fileio.h"
+#include "base/fileio.h"
 #include "profile/profile.h"
 
 /* Boxes below 1/FG_MIN_DIV of the total (0.01%) are dropped; their time stays in the parent. */

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "daemon/fileio.h"
+#include "base/fileio.h"
 #include "profile/profile.h"
 
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };

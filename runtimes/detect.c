@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/fileio.h"
-#include "daemon/log.h"
+#include "base/fileio.h"
+#include "base/log.h"
 
 #define MAPS_MAX (16u << 20)		/* a JVM with thousands of threads stays well below */
 #define RELEASE_MAX (64u << 10)

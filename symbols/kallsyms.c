@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/fileio.h"
+#include "base/fileio.h"
 
 struct kallsyms {
 	char *buf;		/* the file, cut into NUL-terminated names in place */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/fileio.h"
+#include "base/fileio.h"
 
 static int hexval(char c)
 {

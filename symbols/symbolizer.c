@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon/fileio.h"
-#include "daemon/log.h"
+#include "base/fileio.h"
+#include "base/log.h"
 #include "symbols/elf_symtab.h"
 #include "symbols/gopclntab.h"
 #include "symbols/kallsyms.h"

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/api_parse.h"
+#include "daemon/agent/api_parse.h"
 
 #define TERMINATED(a) memchr((a), '\0', sizeof(a))
 

@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "daemon/log.h"
+#include "base/log.h"
 #include "symbols/elf_file.h"
 #include "symbols/elf_symtab.h"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtimes/goroutines.h"
+#include "runtimes/go/goroutines.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/request.h"
+#include "daemon/agent/request.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

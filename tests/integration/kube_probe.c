@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * Test driver for daemon/kube.c (tests/integration/test_kube.sh compiles it against the
+ * Test driver for daemon/agent/kube.c (tests/integration/test_kube.sh compiles it against the
  * built objects; it is not part of the product). It runs one struct kube and answers commands
  * read from stdin, one line each, with one line on stdout:
  *
@@ -31,7 +31,7 @@
 
 #include "cgroups/owner.h"
 #include "cgroups/resolver.h"
-#include "daemon/kube.h"
+#include "daemon/agent/kube.h"
 
 static FILE *requests;
 static pthread_mutex_t req_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/sink.h"
+#include "daemon/agent/sink.h"
 
 int main(int argc, char **argv)
 {

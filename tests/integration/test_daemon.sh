@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 #
-# The DaemonSet mode end to end (daemon/daemon.c, docs/daemon.md): the real binary
+# The DaemonSet mode end to end (daemon/agent/agent.c, docs/daemon.md): the real binary
 # (`$BIN daemon --config FILE`), the fake Kubernetes API server driven by real kubectl, the
 # fake cluster API, and a real process (hot2) in a cgroup named as the kubelet names a pod
 # container of Deployment billing (ReplicaSet billing-5d8f9c7b6):

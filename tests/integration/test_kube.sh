@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 #
-# The Kubernetes client (daemon/kube.c) against the fake API server (tests/fake-kube/), with
+# The Kubernetes client (daemon/agent/kube.c) against the fake API server (tests/fake-kube/), with
 # real kubectl on the other side and a real process in a cgroup named as the kubelet names it:
 #
 #  - the client lists and watches only the pods of node-1 (fieldSelector, resourceVersion,
@@ -29,13 +29,13 @@ STATUS_KEY=profiling.slideops.io/capture-status
 
 # --- the driver ------------------------------------------------------------------------------
 objs=
-for o in daemon/kube daemon/kube_parse daemon/log daemon/fileio cgroups/owner cgroups/resolver; do
+for o in daemon/agent/kube daemon/agent/kube_parse base/log base/fileio cgroups/owner cgroups/resolver; do
 	[ -f "$OUTPUT/obj/$o.o" ] || fail "$OUTPUT/obj/$o.o is missing (run make first)"
 	objs="$objs $OUTPUT/obj/$o.o"
 done
 san=
 # (grep without -q reads all of nm's output: with pipefail, an early exit would be a failure)
-nm "$OUTPUT/obj/daemon/kube.o" | grep __asan >/dev/null && san="-fsanitize=address,undefined"
+nm "$OUTPUT/obj/daemon/agent/kube.o" | grep __asan >/dev/null && san="-fsanitize=address,undefined"
 # shellcheck disable=SC2086
 cc -std=gnu11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror $san -I"$REPO_ROOT" \
 	-o "$TMP/kube_probe" "$LIB_DIR/kube_probe.c" $objs \

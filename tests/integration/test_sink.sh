@@ -24,12 +24,12 @@ TOKEN=s3cr3t-token
 
 # --- build the driver ----------------------------------------------------------------------
 objs=()
-for m in sink fileio log; do
-	o=$OUTPUT/obj/daemon/$m.o
-	if [ -f "$o" ] && [ "$o" -nt "$REPO_ROOT/daemon/$m.c" ]; then
+for m in daemon/agent/sink base/fileio base/log; do
+	o=$OUTPUT/obj/$m.o
+	if [ -f "$o" ] && [ "$o" -nt "$REPO_ROOT/$m.c" ]; then
 		objs+=("$o")
 	else
-		objs+=("$REPO_ROOT/daemon/$m.c")	# not built yet: compile the source
+		objs+=("$REPO_ROOT/$m.c")	# not built yet: compile the source
 	fi
 done
 san=

@@ -26,12 +26,12 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
-#include "daemon/api.h"
-#include "daemon/audit.h"
-#include "daemon/capture.h"
-#include "daemon/fileio.h"
-#include "daemon/store.h"
-#include "daemon/tokens.h"
+#include "daemon/agent/api.h"
+#include "daemon/agent/audit.h"
+#include "daemon/capture/capture.h"
+#include "base/fileio.h"
+#include "daemon/agent/store.h"
+#include "daemon/agent/tokens.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define VIEWER "viewer-token-0123456789"

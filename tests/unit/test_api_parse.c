@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "daemon/api_parse.h"
+#include "daemon/agent/api_parse.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define ID "20261129T174501Z-a1b2c3"

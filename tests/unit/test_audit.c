@@ -20,8 +20,8 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "daemon/audit.h"
-#include "daemon/fileio.h"
+#include "daemon/agent/audit.h"
+#include "base/fileio.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define NOW (1764438301LL * 1000000000LL + 123456789LL) /* 2025-11-29T17:45:01.123Z */

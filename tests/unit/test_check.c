@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "daemon/check.h"
-#include "daemon/question.h"
-#include "daemon/target.h"
+#include "daemon/capture/check.h"
+#include "daemon/capture/question.h"
+#include "daemon/capture/target.h"
 #include "runtimes/detect.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "daemon/fileio.h"
+#include "base/fileio.h"
 #include "runtimes/detect.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "daemon/fileio.h"
+#include "base/fileio.h"
 #include "symbols/elf_symtab.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

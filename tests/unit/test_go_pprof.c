@@ -21,8 +21,8 @@
 
 #include <cmocka.h>
 
-#include "daemon/fileio.h"
-#include "runtimes/go_pprof.h"
+#include "base/fileio.h"
+#include "runtimes/go/go_pprof.h"
 #include "runtimes/nshttp.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

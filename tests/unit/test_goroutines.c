@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "runtimes/goroutines.h"
+#include "runtimes/go/goroutines.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

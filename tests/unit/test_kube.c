@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "daemon/fileio.h"
-#include "daemon/kube.h"
-#include "daemon/kube_parse.h"
+#include "base/fileio.h"
+#include "daemon/agent/kube.h"
+#include "daemon/agent/kube_parse.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define FIXTURES "tests/fixtures/kube/"

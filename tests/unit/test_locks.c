@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "bpf/locks.h"
-#include "daemon/locks.h"
+#include "daemon/collectors/locks.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

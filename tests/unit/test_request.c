@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The capture annotation's value (daemon/request.c), table-driven with error rows: each error
+ * The capture annotation's value (daemon/agent/request.c), table-driven with error rows: each error
  * message must say what is wrong and what is allowed.
  */
 #include <errno.h>
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "daemon/request.h"
+#include "daemon/agent/request.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

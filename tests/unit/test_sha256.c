@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Unit tests for daemon/sha256.c against the FIPS 180-4 / NIST example vectors. */
+/* Unit tests for base/sha256.c against the FIPS 180-4 / NIST example vectors. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "daemon/sha256.h"
+#include "base/sha256.h"
 
 static void test_vectors(void **state)
 {

@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "daemon/fileio.h"
-#include "daemon/sink.h"
+#include "base/fileio.h"
+#include "daemon/agent/sink.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

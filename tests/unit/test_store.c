@@ -22,8 +22,8 @@
 
 #include <cmocka.h>
 
-#include "daemon/fileio.h"
-#include "daemon/store.h"
+#include "base/fileio.h"
+#include "daemon/agent/store.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define HOUR_NS (3600LL * 1000000000LL)

@@ -21,8 +21,8 @@
 
 #include "cgroups/resolver.h"
 #include "daemon/config.h"
-#include "daemon/service_rules.h"
-#include "daemon/target.h"
+#include "cgroups/rules.h"
+#include "daemon/capture/target.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define POD_UID "6a4ce4a0-ba47-11ea-b2a7-0cc47ac5979e"
@@ -372,7 +372,7 @@ static void test_resolve_rules(void **state)
 		"      comm: java\n";
 	struct fake_proc *fp = *state;
 	struct config cfg;
-	struct service_rules_ctx rules = { .config = &cfg, .proc_root = fp->root };
+	struct service_rules_ctx rules = { .proc_root = fp->root };
 	static const struct resolve_case cases[] = {
 		{ { .kind = TARGET_SERVICE, .name = "billing" }, 0, 1, { 210 }, NULL },
 		{ { .kind = TARGET_SERVICE, .name = "ledger" }, 0, 1, { 600 }, NULL },
@@ -394,6 +394,8 @@ static void test_resolve_rules(void **state)
 
 	populate(fp->root);
 	assert_int_equal(config_parse(yaml, sizeof(yaml) - 1, "rules.yaml", &cfg, err, sizeof(err)), 0);
+	rules.rules = cfg.services;
+	rules.nrules = cfg.nservices;
 	run_cases(fp->root, service_rules_apply, &rules, cases, ARRAY_SIZE(cases));
 	config_free(&cfg);
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Unit tests for daemon/text.c: UTF-8 sanitizing and "FILE:LINE: message" errors. */
+/* Unit tests for base/text.c: UTF-8 sanitizing and "FILE:LINE: message" errors. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "daemon/text.h"
+#include "base/text.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

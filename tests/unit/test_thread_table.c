@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Unit tests for daemon/thread_table.c: state split, commonest waits, dominant stacks, bounds. */
+/* Unit tests for daemon/collectors/thread_table.c: state split, commonest waits, dominant stacks, bounds. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "daemon/thread_table.h"
+#include "daemon/collectors/thread_table.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

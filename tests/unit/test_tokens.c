@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "daemon/tokens.h"
+#include "daemon/agent/tokens.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define T1 "viewer-token-0123456789"

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "base/fileio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int read_fd_bounded(int fd, size_t max, char **out, size_t *out_len)
+{
+	size_t cap = 4096, len = 0;
+	char *buf, *tmp;
+	ssize_t n;
+	int err;
+
+	if (cap > max + 1)
+		cap = max + 1;
+	buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (len + 1 >= cap) {
+			if (cap > max) {
+				err = -EFBIG;
+				goto err_free;
+			}
+			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
+			tmp = realloc(buf, cap);
+			if (!tmp) {
+				err = -ENOMEM;
+				goto err_free;
+			}
+			buf = tmp;
+		}
+		n = read(fd, buf + len, cap - 1 - len);
+		if (n < 0) {
+			err = -errno;
+			if (err == -EINTR)
+				continue;
+			goto err_free;
+		}
+		if (n == 0)
+			break;
+		len += n;
+		if (len > max) {
+			err = -EFBIG;
+			goto err_free;
+		}
+	}
+	buf[len] = '\0';
+	*out = buf;
+	if (out_len)
+		*out_len = len;
+	return 0;
+
+err_free:
+	free(buf);
+	return err;
+}
+
+int read_file_bounded(int dirfd, const char *path, size_t max, char **out, size_t *out_len)
+{
+	int fd, err;
+
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	err = read_fd_bounded(fd, max, out, out_len);
+	close(fd);
+	return err;
+}
+
+int open_in_root(const char *root, const char *path, int flags)
+{
+	struct open_how how = {
+		.flags = (unsigned)(flags | O_CLOEXEC | O_NOCTTY),
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	int rootfd, fd, err;
+
+	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return -errno;
+	fd = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+	err = fd < 0 ? -errno : fd;
+	close(rootfd);
+	return err;
+}
+
+int atomic_write_file(const char *path, fileio_write_fn_t fn, void *ctx)
+{
+	char tmp[PATH_MAX], dir[PATH_MAX], *slash;
+	FILE *f = NULL;
+	int fd = -1, dfd, err;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, 0644) < 0) {
+		err = -errno;
+		goto out_unlink;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = -errno;
+		goto out_unlink;
+	}
+	fd = -1;
+	err = fn(ctx, f);
+	if (err < 0)
+		goto out_unlink;
+	if (fflush(f) != 0 || fsync(fileno(f)) < 0) {
+		err = -errno;
+		goto out_unlink;
+	}
+	if (fclose(f) != 0) {
+		f = NULL;
+		err = -errno;
+		goto out_unlink;
+	}
+	f = NULL;
+	if (rename(tmp, path) < 0) {
+		err = -errno;
+		goto out_unlink;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	else
+		snprintf(dir, sizeof(dir), ".");
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+
+out_unlink:
+	if (f)
+		fclose(f);
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	return err;
+}
+
+int mkdir_p(const char *path)
+{
+	char buf[PATH_MAX], *p;
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}

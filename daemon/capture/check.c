@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "daemon/capture/check.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgroups/owner.h"
+#include "daemon/capture/preflight.h"
+#include "runtimes/detect.h"
+#include "runtimes/go/go_pprof.h"
+#include "runtimes/languages.h"
+
+#define MAX_RUNTIME_GROUPS 32
+/* Go programs whose pprof endpoint check looks for (each probe takes up to a second or two). */
+#define CHECK_MAX_GO_PROBES 16
+
+static const char python_memory_reason[] =
+	"memory in use is read from the runtime's own profiler, which Python does not offer to "
+	"an outside tool; use Where memory grows (memory-growth) instead";
+
+static const char no_go_reason[] =
+	"memory in use is read from a runtime's own profiler (Go's heap profile), and the target "
+	"runs no Go program; use Where memory grows (memory-growth) instead";
+
+const char *check_question_reason(enum question q, enum target_kind kind, unsigned int runtimes,
+				  const char *go_missing, char *buf, size_t size)
+{
+	const struct question_info *qi = question_info(q);
+
+	if (!qi)
+		return "unknown question";
+	if (kind == TARGET_SERVER && !qi->server)
+		return "not offered for a whole server: it is read from inside one runtime at a "
+		       "time; capture it from the Service instead";
+	if ((q == Q_MEMORY_HELD || q == Q_MEMORY_ALLOC) && (runtimes & (1u << RUNTIME_PYTHON)))
+		return python_memory_reason;
+	if (!qi->implemented)
+		return "not available in this build yet";
+	/* Go programs wait on a sync.Mutex in the Go scheduler, not in the kernel: for a target
+	 * of Go programs only, lock waits come from their own mutex and block profiles. */
+	if (q == Q_LOCKS && kind != TARGET_SERVER && runtimes == (1u << RUNTIME_GO)) {
+		snprintf(buf, size, "a Go program waits on locks in the Go scheduler, not in the "
+			 "kernel, so its lock waits are read from its own mutex and block profiles: "
+			 "the program must serve net/http/pprof on a local port, and it does not (%s)",
+			 go_missing && *go_missing ? go_missing : "no endpoint found");
+		return buf;
+	}
+	if ((q == Q_MEMORY_HELD || q == Q_MEMORY_ALLOC) && !(runtimes & CHECK_GO_PPROF)) {
+		if (!(runtimes & (1u << RUNTIME_GO)))
+			return no_go_reason;
+		snprintf(buf, size, "memory in use is read from the Go program's own profiler, so "
+			 "the program must serve net/http/pprof on a local port, and it does not "
+			 "(%s); use Where memory grows (memory-growth) instead",
+			 go_missing && *go_missing ? go_missing : "no endpoint found");
+		return buf;
+	}
+	return NULL;
+}
+
+struct rt_group {
+	char display[sizeof(((struct runtime_info *)0)->display)];
+	enum runtime_kind kind;
+	size_t count;
+};
+
+static void add_group(struct rt_group *g, size_t *n, const struct runtime_info *ri)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp(g[i].display, ri->display)) {
+			g[i].count++;
+			return;
+		}
+	if (*n >= MAX_RUNTIME_GROUPS)
+		return;
+	snprintf(g[*n].display, sizeof(g[0].display), "%s", ri->display);
+	g[*n].kind = ri->kind;
+	g[*n].count = 1;
+	(*n)++;
+}
+
+/* True for kernel threads (PF_KTHREAD), which have no runtime to detect. */
+static bool is_kthread(const char *proc_root, uint32_t pid)
+{
+	unsigned long flags = 0;
+	char state;
+
+	return target_proc_stat(proc_root, pid, &state, &flags) == 0 && (flags & 0x00200000);
+}
+
+static int list_pids(const struct check_opts *o, struct owner_resolver *owners, uint32_t **out,
+		     char *err, size_t size)
+{
+	uint32_t *pids = malloc(TARGET_MAX_PIDS * sizeof(*pids));
+	const char *root = o->proc_root ? o->proc_root : "/proc";
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	if (!pids)
+		return -ENOMEM;
+	if (o->target.kind != TARGET_SERVER) {
+		n = target_resolve(&o->target, owners, root, pids, TARGET_MAX_PIDS, err, size);
+		if (n < 0) {
+			free(pids);
+			return n;
+		}
+		*out = pids;
+		return n;
+	}
+	d = opendir(root);
+	if (!d) {
+		n = -errno;
+		free(pids);
+		snprintf(err, size, "cannot list the processes in %s: %s", root, strerror(-n));
+		return n;
+	}
+	while ((de = readdir(d)) && n < TARGET_MAX_PIDS)
+		if (isdigit((unsigned char)de->d_name[0]))
+			pids[n++] = (uint32_t)atoi(de->d_name);
+	closedir(d);
+	*out = pids;
+	return n;
+}
+
+static char *render_text(json_t *doc)
+{
+	json_t *v, *q;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "%s\n", json_string_value(json_object_get(doc, "message")));
+	fprintf(f, "Target: %s\n", json_string_value(json_object_get(doc, "target_description")));
+	fprintf(f, "Runtimes:");
+	json_array_foreach(json_object_get(doc, "runtimes"), i, v)
+		fprintf(f, "%s %s", i ? "," : "", json_string_value(json_object_get(v, "text")));
+	fprintf(f, "%s\n", json_array_size(json_object_get(doc, "runtimes")) ? "" : " none found");
+	json_array_foreach(json_object_get(doc, "go_pprof"), i, v) {
+		const char *ep = json_string_value(json_object_get(v, "endpoint"));
+
+		if (ep)
+			fprintf(f, "Go pprof: process %lld serves net/http/pprof on %s (found inside "
+				   "its network namespace)\n",
+				(long long)json_integer_value(json_object_get(v, "pid")), ep);
+		else
+			fprintf(f, "Go pprof: process %lld does not serve net/http/pprof: %s\n",
+				(long long)json_integer_value(json_object_get(v, "pid")),
+				json_string_value(json_object_get(v, "reason")));
+	}
+	fprintf(f, "Kernel: %s\n", json_string_value(json_object_get(doc, "kernel")));
+	fprintf(f, "Processor: %s\n", json_string_value(json_object_get(doc, "processor")));
+	fprintf(f, "\nWhat do you want to know?\n");
+	json_array_foreach(json_object_get(doc, "questions"), i, q) {
+		const char *reason = json_string_value(json_object_get(q, "reason"));
+
+		fprintf(f, "  %-14s %-38s %s%s%s\n", json_string_value(json_object_get(q, "id")),
+			json_string_value(json_object_get(q, "text")),
+			json_is_true(json_object_get(q, "available")) ? "available" : "unavailable",
+			reason ? ": " : "", reason ? reason : "");
+	}
+	fprintf(f, "\nWhich languages can be profiled?\n");
+	json_array_foreach(json_object_get(doc, "languages"), i, v)
+		fprintf(f, "  %-12s %s (%s)\n", json_string_value(json_object_get(v, "language")),
+			json_string_value(json_object_get(v, "versions")),
+			json_string_value(json_object_get(v, "how")));
+	fclose(f);
+	return buf;
+}
+
+int check_run(const struct check_opts *o, char **json, char **text, char *err, size_t size)
+{
+	struct owner_resolver_opts ro = { .proc_root = o->proc_root, .name_fn = o->name_fn,
+					  .name_ctx = o->name_ctx };
+	struct runtime_detect_opts dopts = { .proc_root = o->proc_root };
+	struct rt_group groups[MAX_RUNTIME_GROUPS];
+	const char *root = o->proc_root ? o->proc_root : "/proc";
+	const struct language_row *langs;
+	struct owner_resolver *owners = NULL;
+	json_t *doc = NULL, *procs, *rts, *qs, *ls, *reasons, *gop;
+	struct runtime_info ri;
+	struct preflight pf;
+	uint32_t *pids = NULL;
+	unsigned int seen = 0;
+	char msg[2048], who[TARGET_NAME_MAX + 32], go_missing[320] = "", why_buf[768];
+	size_t ngroups = 0, nlangs, i, ngo = 0;
+	int n, ret, not_ready;
+
+	not_ready = preflight_check(&pf);
+	ret = owner_resolver__new(&ro, &owners);
+	if (ret)
+		return ret;
+	n = list_pids(o, owners, &pids, err, size);
+	if (n < 0) {
+		owner_resolver__free(owners);
+		return n;
+	}
+	procs = json_array();
+	gop = json_array();
+	for (i = 0; i < (size_t)n; i++) {
+		if (is_kthread(root, pids[i]))
+			continue;
+		if (runtime_detect(&dopts, (int)pids[i], &ri) < 0)
+			continue;
+		seen |= 1u << ri.kind;
+		/* A Go program's own profiles (memory, goroutines, mutexes) come from its
+		 * net/http/pprof, found inside its network namespace; not for a whole server. */
+		if (ri.kind == RUNTIME_GO && o->target.kind != TARGET_SERVER &&
+		    ngo++ < CHECK_MAX_GO_PROBES) {
+			struct go_endpoint ep;
+			char why[256] = "", where[80];
+
+			if (!go_pprof_find(o->proc_root, (int)pids[i], &ep, why, sizeof(why))) {
+				seen |= CHECK_GO_PPROF;
+				snprintf(where, sizeof(where), "%s:%u", ep.host, ep.port);
+				json_array_append_new(gop, json_pack("{s:I, s:s, s:n}", "pid",
+								     (json_int_t)pids[i],
+								     "endpoint", where, "reason"));
+			} else {
+				if (!go_missing[0])
+					snprintf(go_missing, sizeof(go_missing), "process %u: %s",
+						 pids[i], why[0] ? why : "no endpoint found");
+				json_array_append_new(gop, json_pack("{s:I, s:n, s:s}", "pid",
+								     (json_int_t)pids[i], "endpoint",
+								     "reason", why[0] ? why :
+								     "no endpoint found"));
+			}
+		}
+		add_group(groups, &ngroups, &ri);
+		json_array_append_new(procs, json_pack("{s:I, s:s, s:s, s:s}", "pid",
+						       (json_int_t)pids[i], "runtime",
+						       runtime_kind_name(ri.kind), "version",
+						       ri.version, "display", ri.display));
+	}
+	rts = json_array();
+	for (i = 0; i < ngroups; i++) {
+		char t[sizeof(groups[0].display) + 48];
+
+		if (groups[i].count > 1)
+			snprintf(t, sizeof(t), "%.63s \u00d7 %zu processes", groups[i].display,
+				 groups[i].count);
+		else
+			snprintf(t, sizeof(t), "%.63s", groups[i].display);
+		json_array_append_new(rts, json_pack("{s:s, s:s, s:I}", "text", t, "display",
+						     groups[i].display, "processes",
+						     (json_int_t)groups[i].count));
+	}
+	qs = json_array();
+	for (i = 0; i < Q_COUNT; i++) {
+		const struct question_info *qi = question_info(i);
+		const char *why = not_ready ? "the server is not ready to profile" :
+					  check_question_reason(i, o->target.kind, seen, go_missing,
+								why_buf, sizeof(why_buf));
+
+		json_array_append_new(qs, json_pack("{s:s, s:s, s:b, s:s*}", "id", qi->id, "text",
+						    qi->text, "available", why == NULL, "reason",
+						    why));
+	}
+	ls = json_array();
+	langs = languages_table(&nlangs);
+	for (i = 0; i < nlangs; i++)
+		json_array_append_new(ls, json_pack("{s:s, s:s, s:s, s:s}", "language",
+						    langs[i].language, "versions", langs[i].versions,
+						    "how", langs[i].how, "test", langs[i].test));
+	reasons = json_array();
+	for (i = 0; i < (size_t)pf.nreasons; i++)
+		json_array_append_new(reasons, json_string(pf.reasons[i]));
+	doc = json_pack("{s:b, s:s, s:o, s:{s:s, s:s}, s:s, s:o, s:o, s:o, s:s, s:s, s:o, s:o}",
+			"ready", !not_ready, "message", preflight_message(&pf, msg, sizeof(msg)),
+			"reasons", reasons, "target", "kind", target_kind_name(o->target.kind),
+			"description", target_describe(&o->target, who, sizeof(who)),
+			"target_description", who, "processes", procs, "runtimes", rts, "go_pprof",
+			gop, "kernel",
+			pf.kernel, "processor", pf.processor, "questions", qs, "languages", ls);
+	free(pids);
+	owner_resolver__free(owners);
+	if (!doc)
+		return -ENOMEM;
+	*json = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	*text = render_text(doc);
+	json_decref(doc);
+	if (!*json || !*text) {
+		free(*json);
+		free(*text);
+		return -ENOMEM;
+	}
+	return not_ready ? -EPERM : 0;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * check: the Performance tab as data — ready or not and why, the runtime of each process of
+ * the target, kernel and processor, every question with available/unavailable and the reason,
+ * and the languages table. The CLI prints it; the daemon's API serves the same JSON.
+ */
+#ifndef SLIDEOPS_CHECK_H
+#define SLIDEOPS_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cgroups/resolver.h"
+#include "daemon/capture/question.h"
+#include "daemon/capture/target.h"
+
+struct check_opts {
+	struct capture_target target;
+	const char *proc_root;		/* default /proc */
+	owner_name_fn_t name_fn;	/* may be NULL */
+	void *name_ctx;
+};
+
+/* With the runtime bits: a Go program of the target serves net/http/pprof (runtimes/go_pprof). */
+#define CHECK_GO_PPROF (1u << 31)
+
+/*
+ * Why @q cannot be answered for a target whose processes run these runtimes (bit per
+ * enum runtime_kind, plus CHECK_GO_PPROF), or NULL when it can. memory-held and memory-alloc
+ * need a Go program that serves net/http/pprof; so does locks for a target of Go programs only
+ * (their waits on a sync.Mutex never reach the kernel). @go_missing says why a Go
+ * program has no endpoint ("process 12 (app): it listens on no TCP port"; may be NULL). The
+ * reason is a constant or written to @buf.
+ */
+const char *check_question_reason(enum question q, enum target_kind kind, unsigned int runtimes,
+				  const char *go_missing, char *buf, size_t size);
+
+/*
+ * Runs the checks. On success returns 0 (ready) or -EPERM (not ready: the text says why) with
+ * @json (one JSON document, fields in docs/cli.md) and @text (what `check` prints), both
+ * malloc'd for the caller. Returns -ENOENT with @err filled when the target matches nothing,
+ * -ENOMEM.
+ */
+int check_run(const struct check_opts *o, char **json, char **text, char *err, size_t size);
+
+#endif

@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "daemon/capture/source.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bpf/sampler.h"
+#include "daemon/collectors/locks.h"
+#include "daemon/collectors/memgrow.h"
+#include "daemon/collectors/sampler.h"
+#include "daemon/collectors/thread_table.h"
+#include "daemon/collectors/threads.h"
+#include "profile/profile.h"
+#include "symbols/unwinder.h"
+
+struct source {
+	enum question question;
+	int64_t period_ns;
+	struct sampler *sampler;
+	struct locks *locks;
+	struct memgrow *memgrow;
+	struct threads *threads;	/* threads: snapshots */
+	struct thread_table *table;
+	double next_snapshot;
+	int snapshots;
+	source_ksym_fn_t ksym;
+	void *ksym_ctx;
+	source_emit_fn_t emit;
+	void *emit_ctx;
+};
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void source_wait_reason(source_ksym_fn_t ksym, void *ctx, const uint64_t *kstack, size_t n,
+			char *buf, size_t size)
+{
+	static const char *const prefixes[] = { "__x64_sys_", "__ia32_sys_", "__se_sys_",
+						"__do_sys_", "ksys_" };
+	const char *name;
+	size_t i, j;
+
+	for (i = 0; ksym && i < n; i++) {
+		name = ksym(ctx, i ? kstack[i] - 1 : kstack[i]);
+		if (!name)
+			continue;
+		for (j = 0; j < sizeof(prefixes) / sizeof(prefixes[0]); j++) {
+			size_t len = strlen(prefixes[j]);
+
+			if (!strncmp(name, prefixes[j], len) && name[len]) {
+				snprintf(buf, size, "%s", name + len);
+				return;
+			}
+		}
+		if (!strcmp(name, "exc_page_fault") || !strcmp(name, "handle_mm_fault")) {
+			snprintf(buf, size, "page fault");
+			return;
+		}
+	}
+	snprintf(buf, size, "kernel");
+}
+
+int source__new(const struct source_opts *o, struct source **out)
+{
+	struct source *s;
+	unsigned int hz = o->freq_hz ? o->freq_hz : 99;
+	int err;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->question = o->question;
+	s->period_ns = 1000000000LL / hz;
+	s->ksym = o->ksym;
+	s->ksym_ctx = o->ksym_ctx;
+	switch (o->question) {
+	case Q_THREADS: {
+		struct threads_opts to = { .filter_tgids = o->filter_tgids };
+
+		err = threads__new(&to, &s->threads);
+		if (!err)
+			err = thread_table__new(&s->table);
+		if (err)
+			break;
+	}
+		__attribute__((fallthrough));	/* threads also take on- and off-CPU stacks */
+	case Q_CPU:
+	case Q_WALL: {
+		struct sampler_opts so = { .freq_hz = hz, .filter_tgids = o->filter_tgids,
+					   .offcpu = o->question != Q_CPU,
+					   .on_new_task = o->on_new_task, .ctx = o->ctx };
+
+		err = sampler__new(&so, &s->sampler);
+		break;
+	}
+	case Q_LOCKS: {
+		struct locks_opts lo = { .filter_tgids = o->filter_tgids,
+					 .on_new_task = o->on_new_task, .ctx = o->ctx };
+
+		err = locks__new(&lo, &s->locks);
+		break;
+	}
+	case Q_MEMORY_GROWTH: {
+		struct memgrow_opts mo = { .filter_tgids = o->filter_tgids,
+					   .on_new_task = o->on_new_task, .ctx = o->ctx };
+
+		err = memgrow__new(&mo, &s->memgrow);
+		break;
+	}
+	default:
+		err = -EOPNOTSUPP;
+	}
+	if (err) {
+		source__free(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+void source__free(struct source *s)
+{
+	if (!s)
+		return;
+	sampler__free(s->sampler);
+	locks__free(s->locks);
+	memgrow__free(s->memgrow);
+	threads__free(s->threads);
+	thread_table__free(s->table);
+	free(s);
+}
+
+int source__add_tgid(struct source *s, uint32_t tgid)
+{
+	int err;
+
+	if (s->threads) {
+		err = threads__add_tgid(s->threads, tgid);
+		if (err)
+			return err;
+	}
+	if (s->sampler)
+		return sampler__add_tgid(s->sampler, tgid);
+	if (s->locks)
+		return locks__add_tgid(s->locks, tgid);
+	return memgrow__add_tgid(s->memgrow, tgid);
+}
+
+static int on_thread(void *ctx, const struct threads_rec *r)
+{
+	struct source *s = ctx;
+	enum thread_state st;
+	char reason[THREAD_REASON_LEN] = "";
+
+	switch (r->state) {
+	case THREADS_RUNNING:
+		st = THREAD_RUNNING;
+		break;
+	case THREADS_RUNNABLE:
+		st = THREAD_RUNNABLE;
+		break;
+	case THREADS_DISK:
+		st = THREAD_WAITING;
+		source_wait_reason(s->ksym, s->ksym_ctx, (const uint64_t *)r->kstack, r->nkstack, reason,
+				   sizeof(reason));
+		if (!strcmp(reason, "kernel"))
+			snprintf(reason, sizeof(reason), "disk or uninterruptible");
+		break;
+	case THREADS_STOPPED:
+		st = THREAD_WAITING;
+		snprintf(reason, sizeof(reason), "stopped");
+		break;
+	default:
+		st = THREAD_WAITING;
+		source_wait_reason(s->ksym, s->ksym_ctx, (const uint64_t *)r->kstack, r->nkstack, reason,
+				   sizeof(reason));
+	}
+	thread_table__snapshot(s->table, r->tgid, r->tid, r->comm, st, reason);
+	return 0;
+}
+
+static int snapshot_if_due(struct source *s)
+{
+	double now = mono_s();
+	int n;
+
+	if (!s->threads || now < s->next_snapshot)
+		return 0;
+	s->next_snapshot = now + SOURCE_THREADS_INTERVAL_MS / 1000.0;
+	n = threads__snapshot(s->threads, on_thread, s);
+	if (n >= 0)
+		s->snapshots++;
+	return n < 0 ? n : 0;
+}
+
+int source__poll(struct source *s, int timeout_ms)
+{
+	int err, wait;
+
+	if (s->threads) {
+		err = snapshot_if_due(s);
+		if (err)
+			return err;
+		wait = (int)((s->next_snapshot - mono_s()) * 1000) + 1;
+		if (wait < timeout_ms)
+			timeout_ms = wait > 0 ? wait : 0;
+	}
+	if (s->sampler)
+		return sampler__poll(s->sampler, timeout_ms);
+	if (s->locks)
+		return locks__poll(s->locks, timeout_ms);
+	return memgrow__poll(s->memgrow, timeout_ms);
+}
+
+int source__stop(struct source *s)
+{
+	if (s->sampler)
+		return sampler__stop(s->sampler);
+	if (s->locks)
+		return locks__stop(s->locks);
+	return memgrow__stop(s->memgrow);
+}
+
+static int emit_sampler(void *ctx, const struct sampler_sample *x)
+{
+	struct source *s = ctx;
+	struct source_sample o = {
+		.tgid = x->tgid, .tid = x->tid, .cgroup_id = x->cgroup_id, .comm = x->comm,
+		.ustack = x->ustack, .nustack = x->nustack, .ustack_err = x->ustack_err,
+		.kstack = x->kstack, .nkstack = x->nkstack,
+	};
+
+	if (x->offcpu) {
+		o.leaf = x->offcpu == SAMPLER_OFF_RUNNABLE ? SOURCE_LEAF_RUNNABLE : SOURCE_LEAF_WAIT;
+		o.values[0] = (int64_t)x->offcpu_ns;
+		o.values[1] = (int64_t)x->count;
+	} else {
+		o.kernel_frames = true;
+		o.oncpu = x->count;
+		if (s->question == Q_WALL) {
+			o.values[0] = (int64_t)x->count * s->period_ns;
+			o.values[1] = (int64_t)x->count;
+		} else {
+			o.values[0] = (int64_t)x->count;
+			o.values[1] = (int64_t)x->count * s->period_ns;
+		}
+	}
+	return s->emit(s->emit_ctx, &o);
+}
+
+static int emit_locks(void *ctx, const struct locks_sample *x)
+{
+	struct source *s = ctx;
+	char leaf[64];
+	struct source_sample o = {
+		.tgid = x->tgid, .tid = x->tid, .cgroup_id = x->cgroup_id, .comm = x->comm,
+		.ustack = x->ustack, .nustack = x->nustack, .ustack_err = x->ustack_err,
+		.leaf = SOURCE_LEAF_TEXT, .leaf_text = leaf,
+		.values = { (int64_t)x->wait_ns, (int64_t)x->count },
+	};
+
+	snprintf(leaf, sizeof(leaf), "[lock wait: %s]", locks_kind_name(x->kind));
+	return s->emit(s->emit_ctx, &o);
+}
+
+static int emit_memgrow(void *ctx, const struct memgrow_sample *x)
+{
+	struct source *s = ctx;
+	struct source_sample o = {
+		.tgid = x->tgid, .tid = x->tid, .cgroup_id = x->cgroup_id, .comm = x->comm,
+		.ustack = x->ustack, .nustack = x->nustack, .ustack_err = x->ustack_err,
+		.kstack = x->kstack, .nkstack = x->nkstack,
+	};
+
+	switch (x->kind) {
+	case MEMGROW_FAULT:
+		o.values[0] = x->bytes;
+		break;
+	case MEMGROW_MAP:
+	case MEMGROW_UNMAP:
+		o.values[1] = x->bytes;
+		break;
+	default:	/* write faults on present pages: not growth (docs/memory-growth.md) */
+		return 0;
+	}
+	return s->emit(s->emit_ctx, &o);
+}
+
+/* threads: the sampler's counts only choose each thread's dominant stack. */
+static int offer_stack(void *ctx, const struct sampler_sample *x)
+{
+	struct source *s = ctx;
+	int64_t v = x->offcpu ? (int64_t)x->offcpu_ns : (int64_t)x->count * s->period_ns;
+	int leaf = x->offcpu == SAMPLER_OFF_RUNNABLE ? SOURCE_LEAF_RUNNABLE :
+		   x->offcpu ? SOURCE_LEAF_WAIT : SOURCE_LEAF_NONE;
+
+	thread_table__offer_stack(s->table, x->tgid, x->tid, x->comm, v, x->ustack, x->nustack,
+				  x->kstack, x->nkstack, leaf, NULL);
+	return 0;
+}
+
+/* threads: one sample per thread, its dominant stack weighted by the time it was seen. */
+static int drain_threads(struct source *s)
+{
+	const struct thread_entry *e;
+	char leaf[THREAD_REASON_LEN + 16];
+	size_t i, n;
+	int err;
+
+	err = sampler__drain(s->sampler, offer_stack, s);
+	if (err)
+		return err;
+	e = thread_table__entries(s->table, &n);
+	for (i = 0; i < n; i++) {
+		struct source_sample o = {
+			.tgid = e[i].tgid, .tid = e[i].tid, .comm = e[i].comm,
+			.ustack = e[i].ustack, .nustack = e[i].nustack,
+			.kstack = e[i].kstack, .nkstack = e[i].nkstack,
+			.leaf = e[i].best_leaf,
+			.kernel_frames = e[i].best_leaf == SOURCE_LEAF_NONE,
+			.values = { (int64_t)e[i].snapshots * SOURCE_THREADS_INTERVAL_MS * 1000000LL,
+				    e[i].snapshots },
+		};
+
+		if (!e[i].snapshots)
+			continue;	/* sampled, but born and gone between snapshots */
+		if (!e[i].best_value) {
+			/* never ran nor switched during the capture: what the snapshots saw */
+			o.leaf = SOURCE_LEAF_TEXT;
+			if (e[i].nwaits)
+				snprintf(leaf, sizeof(leaf), "[off-CPU: %s]", e[i].waits[0].reason);
+			else
+				snprintf(leaf, sizeof(leaf), "[running]");
+			o.leaf_text = leaf;
+			o.ustack_err = -ENODATA;
+		}
+		err = s->emit(s->emit_ctx, &o);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+const struct thread_entry *source__threads(struct source *s, size_t *n)
+{
+	if (!s->table) {
+		*n = 0;
+		return NULL;
+	}
+	return thread_table__entries(s->table, n);
+}
+
+int source__drain(struct source *s, source_emit_fn_t fn, void *ctx)
+{
+	s->emit = fn;
+	s->emit_ctx = ctx;
+	if (s->threads)
+		return drain_threads(s);
+	if (s->sampler)
+		return sampler__drain(s->sampler, emit_sampler, s);
+	if (s->locks)
+		return locks__drain(s->locks, emit_locks, s);
+	return memgrow__drain(s->memgrow, emit_memgrow, s);
+}
+
+static void unwind_stats(struct source *s, struct source_stats *out)
+{
+	struct unwinder_stats st;
+	int err;
+
+	if (s->sampler)
+		err = sampler__unwind_stats(s->sampler, &st);
+	else if (s->locks)
+		err = locks__unwind_stats(s->locks, &st);
+	else
+		err = memgrow__unwind_stats(s->memgrow, &st);
+	if (err)
+		return;
+	out->stacks = st.bpf[UW_STAT_WALKS];
+	out->stacks_incomplete = st.bpf[UW_STAT_WALKS] - st.bpf[UW_STAT_COMPLETE];
+	out->stacks_incomplete_pct = unwinder_incomplete_text(&st, out->stacks_detail,
+							      sizeof(out->stacks_detail));
+	out->unwind_table_bytes = st.rows_bytes;
+}
+
+int source__stats(struct source *s, struct source_stats *out)
+{
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (s->sampler) {
+		struct sampler_stats st;
+
+		err = sampler__stats(s->sampler, &st);
+		if (err)
+			return err;
+		out->samples = st.samples;
+		out->idle = st.idle;
+		out->filtered = st.filtered;
+		out->lost = st.lost_counts + st.lost_stacks + st.lost_offcpu;
+		snprintf(out->lost_detail, sizeof(out->lost_detail),
+			 "%llu counts, %llu stacks, %llu off-CPU intervals",
+			 (unsigned long long)st.lost_counts, (unsigned long long)st.lost_stacks,
+			 (unsigned long long)st.lost_offcpu);
+	} else if (s->locks) {
+		struct locks_stats st;
+
+		err = locks__stats(s->locks, &st);
+		if (err)
+			return err;
+		out->events = st.waits;
+		out->lost = st.lost_counts + st.lost_stacks + st.lost_starts;
+		snprintf(out->lost_detail, sizeof(out->lost_detail),
+			 "%llu counts, %llu stacks, %llu thread records",
+			 (unsigned long long)st.lost_counts, (unsigned long long)st.lost_stacks,
+			 (unsigned long long)st.lost_starts);
+	} else {
+		struct memgrow_stats st;
+
+		err = memgrow__stats(s->memgrow, &st);
+		if (err)
+			return err;
+		out->events = st.faults;
+		out->lost = st.lost_counts + st.lost_stacks + st.lost_threads;
+		snprintf(out->lost_detail, sizeof(out->lost_detail),
+			 "%llu counts, %llu stacks, %llu syscalls",
+			 (unsigned long long)st.lost_counts, (unsigned long long)st.lost_stacks,
+			 (unsigned long long)st.lost_threads);
+	}
+	unwind_stats(s, out);
+	return 0;
+}
+
+const char *source_profile_types(enum question q, int64_t period_ns, struct profile_opts *po)
+{
+	static const struct {
+		const char *t0, *u0, *t1, *u1, *period_type, *unit;
+	} types[Q_COUNT] = {
+		[Q_CPU] = { "samples", "count", "cpu", "nanoseconds", "cpu", "samples" },
+		[Q_WALL] = { "wall", "nanoseconds", "samples", "count", "wall", "ns" },
+		[Q_THREADS] = { "wall", "nanoseconds", "snapshots", "count", "wall", "ns" },
+		[Q_LOCKS] = { "delay", "nanoseconds", "contentions", "count", "delay", "ns" },
+		[Q_MEMORY_GROWTH] = { "growth", "bytes", "mapped", "bytes", "growth", "bytes" },
+		/* Read from the runtime (Go's heap and allocs profiles, daemon/capture/go_source.h). */
+		[Q_MEMORY_HELD] = { "inuse_space", "bytes", "inuse_objects", "count", "space",
+				    "bytes" },
+		[Q_MEMORY_ALLOC] = { "alloc_space", "bytes", "alloc_objects", "count", "space",
+				     "bytes" },
+	};
+
+	if ((unsigned)q >= Q_COUNT || !types[q].t0)
+		q = Q_CPU;
+	po->sample_type[0] = types[q].t0;
+	po->sample_unit[0] = types[q].u0;
+	po->sample_type[1] = types[q].t1;
+	po->sample_unit[1] = types[q].u1;
+	po->nvalues = 2;
+	po->period_type = types[q].period_type;
+	po->period_unit = types[q].u0;
+	po->period = q == Q_CPU || q == Q_WALL ? period_ns :
+		     q == Q_THREADS ? SOURCE_THREADS_INTERVAL_MS * 1000000LL : 1;
+	return types[q].unit;
+}

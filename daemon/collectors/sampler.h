@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * sampler: the on-CPU eBPF sampler (bpf/sampler.bpf.c): cpu-clock perf events at a fixed
+ * frequency on every online CPU, stacks counted in the kernel, read once at the end.
+ *
+ * Lifecycle: sampler__new() opens, sizes, loads and attaches; sampler__poll() delivers first
+ * sightings of processes while sampling runs; sampler__stop() detaches (the counts stay);
+ * sampler__drain() walks the counts with their stacks. Not thread-safe.
+ */
+#ifndef SLIDEOPS_SAMPLER_H
+#define SLIDEOPS_SAMPLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Called from sampler__poll() for each process seen for the first time. Return 0 or -errno
+ * (an error stops that poll and is returned by it). */
+typedef int (*sampler_task_fn_t)(void *ctx, uint32_t tgid, uint64_t cgroup_id);
+
+struct sampler_opts {
+	unsigned int freq_hz;		/* default 99 */
+	bool filter_tgids;		/* sample only the tgids given here or added later */
+	const uint32_t *tgids;		/* initial filter set */
+	size_t ntgids;
+	const uint64_t *cgroup_ids;	/* sample only these cgroup v2 ids; NULL/0: all */
+	size_t ncgroup_ids;
+	uint32_t stack_entries;		/* stack map size; default SAMPLER_DEFAULT_STACK_ENTRIES */
+	uint32_t count_entries;		/* count map size; default SAMPLER_DEFAULT_COUNT_ENTRIES */
+	bool offcpu;			/* also record off-CPU intervals (sched_switch) */
+	bool fp_user_stacks;		/* user stacks by frame pointer, not the DWARF unwinder
+					 * (kernels without bpf_loop, comparisons) */
+	sampler_task_fn_t on_new_task;	/* may be NULL */
+	void *ctx;
+};
+
+struct sampler_sample {
+	uint32_t tgid, tid;
+	uint64_t cgroup_id;
+	const char *comm;		/* thread name (the process name is read from /proc) */
+	uint64_t count;
+	const uint64_t *ustack;		/* leaf first; borrowed for the callback's duration */
+	size_t nustack;
+	const uint64_t *kstack;
+	size_t nkstack;
+	int ustack_err;			/* 0, or why the user stack is missing (-EFAULT: none) */
+	int offcpu;			/* 0: on-CPU samples; SAMPLER_OFF_RUNNABLE or _BLOCKED */
+	uint64_t offcpu_ns;		/* off-CPU: time; count is the number of intervals */
+};
+
+typedef int (*sampler_sample_fn_t)(void *ctx, const struct sampler_sample *s);
+
+struct sampler_stats {
+	uint64_t samples;	/* every sample, idle included */
+	uint64_t idle;
+	uint64_t lost_counts;	/* samples lost: count map full */
+	uint64_t lost_stacks;	/* stacks lost: stack map full */
+	uint64_t filtered;	/* samples of processes outside the target */
+	uint64_t lost_offcpu;	/* off-CPU intervals lost: map full */
+	bool offcpu_btf;	/* off-CPU from tp_btf (else the raw_tp fallback) */
+	int ncpus;
+};
+
+struct sampler;
+struct unwinder_stats;
+
+/*
+ * Opens, configures, loads and attaches. Returns 0, -EPERM without the capabilities, -ENOENT
+ * without BTF, or another -errno from libbpf/perf_event_open (logged with context).
+ */
+int sampler__new(const struct sampler_opts *opts, struct sampler **out);
+/* Detaches and frees; accepts NULL. */
+void sampler__free(struct sampler *s);
+
+/* Waits up to @timeout_ms for first sightings and delivers them. Returns the number delivered
+ * or -errno. */
+int sampler__poll(struct sampler *s, int timeout_ms);
+
+/* Adds @tgid to the filter set while sampling runs (filter_tgids). Returns 0 or -errno
+ * (-E2BIG: the set is full). */
+int sampler__add_tgid(struct sampler *s, uint32_t tgid);
+
+/* Stops sampling (detaches the perf events) and delivers pending first sightings. Idempotent. */
+int sampler__stop(struct sampler *s);
+
+/* Calls @fn for every counted (tgid, tid, cgroup, stacks). Returns 0, or the first negative
+ * value @fn returns. */
+int sampler__drain(struct sampler *s, sampler_sample_fn_t fn, void *ctx);
+
+/* Sums the per-CPU statistics. Returns 0 or -errno. */
+int sampler__stats(struct sampler *s, struct sampler_stats *out);
+
+/* The user-stack unwinder's statistics (symbols/unwinder.h). Returns 0 or -errno. */
+int sampler__unwind_stats(struct sampler *s, struct unwinder_stats *out);
+
+#endif
