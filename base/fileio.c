@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "base/fileio.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -169,4 +170,45 @@ int mkdir_p(const char *path)
 	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
 		return -errno;
 	return 0;
+}
+
+static int rm_tree_depth(int dfd, const char *name, int depth, int max_depth)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, err = 0;
+
+	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return -errno;
+	if (depth > max_depth)
+		return -ELOOP;
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	while ((de = readdir(d))) {
+		int e;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		e = rm_tree_depth(dirfd(d), de->d_name, depth + 1, max_depth);
+		if (e && !err)
+			err = e;
+	}
+	closedir(d);
+	if (unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT && !err)
+		err = -errno;
+	return err;
+}
+
+int rm_tree_at(int dirfd, const char *name, int max_depth)
+{
+	return rm_tree_depth(dirfd, name, 0, max_depth);
 }

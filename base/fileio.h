@@ -43,4 +43,13 @@ int atomic_write_file(const char *path, fileio_write_fn_t fn, void *ctx);
 /* Creates @path and its parents (mode 0755). Returns 0 or -errno. */
 int mkdir_p(const char *path);
 
+/*
+ * Removes @name under @dirfd: a file, or a directory and everything in it down to @max_depth
+ * levels of subdirectories, never through a symbolic link (links are removed, not followed)
+ * and never across a mount (unlinkat fails there). Returns 0 (also when @name is absent),
+ * -ELOOP when a directory is nested deeper than @max_depth (what could be removed is), or the
+ * first -errno.
+ */
+int rm_tree_at(int dirfd, const char *name, int max_depth);
+
 #endif

@@ -8,7 +8,7 @@
 #
 # NAME selects tests (test_server_cpu or server_cpu); default: every tests/integration/test_*.sh.
 # Each test is a bash script: exit 0 passes, 77 skips (the machine lacks what it needs), anything
-# else fails. It is stopped after TEST_TIMEOUT seconds (300), or after the SECONDS of a line
+# else fails; with CI=true a skip fails too. It is stopped after TEST_TIMEOUT seconds (300), or after the SECONDS of a line
 # "# timeout: SECONDS" in it when that is more. Prints one line per test with its time, then `N passed, N failed[, N skipped]`;
 # exits non-zero if any failed. Each test's output goes to $OUTPUT/integration/<test>.log, and
 # the end of it to stderr when the test fails.
@@ -57,6 +57,14 @@ for t in "${tests[@]}"; do
 		printf '  PASS     %-32s %8s\n' "$name" "$time"
 		;;
 	77)
+		if [ "${CI:-}" = true ]; then
+			# In CI a skip fails the run: CI runs on the same machine kind as development,
+			# so a test that skips there hides a broken test or a missing install step.
+			failed=$((failed + 1))
+			printf '  FAIL     %-32s %8s  (skipped under CI=true: %s)\n' "$name" "$time" \
+				"$(grep -m1 '^SKIP ' "$log" | cut -d: -f2- | sed 's/^ //')"
+			continue
+		fi
 		skipped=$((skipped + 1))
 		printf '  SKIP     %-32s %8s  %s\n' "$name" "$time" "$(grep -m1 '^SKIP ' "$log" | cut -d: -f2- | sed 's/^ //')"
 		;;

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "base/proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fileio.h"
+
+int proc_gone(int err)
+{
+	return err == -ENOENT || err == -ESRCH ? -ESRCH : err;
+}
+
+int proc_path(char *buf, size_t size, const char *proc_root, uint32_t pid, const char *name)
+{
+	int n = snprintf(buf, size, "%s/%u/%s", proc_root ? proc_root : "/proc", pid, name);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int proc_read(const char *proc_root, uint32_t pid, const char *name, size_t max, char **out,
+	      size_t *len)
+{
+	char path[512];
+	int err;
+
+	err = proc_path(path, sizeof(path), proc_root, pid, name);
+	if (err)
+		return err;
+	return proc_gone(read_file_bounded(AT_FDCWD, path, max, out, len));
+}
+
+int proc_read_at(int dirfd, uint32_t pid, const char *name, size_t max, char **out,
+		 size_t *len)
+{
+	char path[256];
+	int n;
+
+	if (dirfd == AT_FDCWD)
+		return proc_read(NULL, pid, name, max, out, len);
+	n = snprintf(path, sizeof(path), "%u/%s", pid, name);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	return proc_gone(read_file_bounded(dirfd, path, max, out, len));
+}
+
+static int parse_ll(const char **pp, long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(*pp, &end, 10);
+	if (errno || end == *pp || (*end != ' ' && *end != '\n' && *end != '\0'))
+		return -EINVAL;
+	*pp = end;
+	return 0;
+}
+
+static int parse_ull(const char **pp, unsigned long long *out)
+{
+	char *end;
+
+	while (**pp == ' ')
+		(*pp)++;
+	if (**pp == '-')
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(*pp, &end, 10);
+	if (errno || end == *pp || (*end != ' ' && *end != '\n' && *end != '\0'))
+		return -EINVAL;
+	*pp = end;
+	return 0;
+}
+
+int proc_parse_stat(const char *buf, size_t len, struct proc_stat *out)
+{
+	struct proc_stat st = { 0 };
+	unsigned long long v;
+	const char *p;
+	long long ll;
+	int field;
+
+	if (memchr(buf, '\0', len))
+		return -EINVAL;
+	/* "pid (comm) S ppid ...": comm may hold spaces and ')', so start after the last ')' */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || !p[2] || p[2] == ' ' || p[3] != ' ')
+		return -EINVAL;
+	st.state = p[2];
+	p += 3;			/* at the space after the state */
+	for (field = 4; field <= 22; field++) {
+		/* flags, fault counts, utime, stime and starttime are unsigned in proc(5) */
+		if ((field >= 9 && field <= 15) || field == 22) {
+			if (parse_ull(&p, &v))
+				return -EINVAL;
+			if (field == 9)
+				st.flags = v;
+			else if (field == 22)
+				st.starttime = v;
+			continue;
+		}
+		if (parse_ll(&p, &ll))
+			return -EINVAL;
+		if (field == 4)
+			st.ppid = ll;
+		else if (field == 6)
+			st.session = ll;
+		else if (field == 7)
+			st.tty_nr = ll;
+	}
+	*out = st;
+	return 0;
+}
+
+static int read_stat(int dirfd, const char *proc_root, uint32_t pid, struct proc_stat *st)
+{
+	size_t len;
+	char *buf;
+	int err;
+
+	err = dirfd == AT_FDCWD ? proc_read(proc_root, pid, "stat", PROC_STAT_MAX, &buf, &len)
+				: proc_read_at(dirfd, pid, "stat", PROC_STAT_MAX, &buf, &len);
+	if (err)
+		return err;
+	err = proc_parse_stat(buf, len, st);
+	free(buf);
+	return err;
+}
+
+int proc_read_stat(const char *proc_root, uint32_t pid, struct proc_stat *st)
+{
+	return read_stat(AT_FDCWD, proc_root, pid, st);
+}
+
+int proc_read_stat_at(int dirfd, uint32_t pid, struct proc_stat *st)
+{
+	return read_stat(dirfd, NULL, pid, st);
+}
+
+int proc_read_comm(const char *proc_root, uint32_t pid, char *buf, size_t size)
+{
+	char *text;
+	int err;
+
+	if (size)
+		buf[0] = '\0';
+	err = proc_read(proc_root, pid, "comm", 64, &text, NULL);
+	if (err)
+		return err;
+	text[strcspn(text, "\n")] = '\0';
+	if (size)
+		snprintf(buf, size, "%s", text);
+	free(text);
+	return 0;
+}
