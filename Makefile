@@ -28,7 +28,7 @@ BIN := $(OUTPUT)/slideops-profiler
 
 # Debian packages the build and the tests need. `make deps` installs the missing ones.
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libyaml-dev \
-	libcurl4-openssl-dev libjansson-dev libcgroup-dev libcmocka-dev zlib1g-dev \
+	libcurl4-openssl-dev libjansson-dev libcmocka-dev zlib1g-dev \
 	libmicrohttpd-dev pkg-config libclang-rt-14-dev golang-go util-linux iproute2 \
 	busybox-static python3 procps docker.io debootstrap
 
@@ -41,7 +41,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 # The folders of sources, bottom layer first (docs/architecture.md).
-SRC_DIRS := base cgroups symbols profile runtimes runtimes/go daemon daemon/collectors \
+SRC_DIRS := base cgroups symbols profile runtimes runtimes/go runtimes/python daemon daemon/collectors \
 	daemon/capture daemon/agent
 LIB_SRCS := $(foreach d,$(SRC_DIRS),$(filter-out daemon/main.c,$(wildcard $(d)/*.c)))
 LIB_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(LIB_SRCS))
@@ -87,8 +87,9 @@ LAYER_base := base
 LAYER_cgroups := cgroups base
 LAYER_symbols := symbols base
 LAYER_profile := profile base
-LAYER_runtimes := runtimes runtimes/go cgroups symbols profile base
+LAYER_runtimes := runtimes runtimes/go runtimes/python cgroups symbols profile base
 LAYER_runtimes/go := $(LAYER_runtimes)
+LAYER_runtimes/python := $(LAYER_runtimes)
 dir_objs = $(patsubst %.c,$(OUTPUT)/obj/%.o,$(wildcard $(addsuffix /*.c,$(1))))
 mod_objs = $(if $(filter daemon%,$(call mod_dir,$(1))),$(LIB_OBJS),\
 	$(sort $(call dir_objs,$(LAYER_$(call mod_dir,$(1))))))
@@ -96,7 +97,8 @@ mod_objs = $(if $(filter daemon%,$(call mod_dir,$(1))),$(LIB_OBJS),\
 .DELETE_ON_ERROR:
 .SECONDARY:
 .SECONDEXPANSION:
-.PHONY: all deps build run test check-layers unit integration fuzz bench clean vmlinux install format
+.PHONY: all deps build run test check-layers unit integration fuzz bench clean vmlinux install format \
+	format-check
 
 # bench/unwind_bench.c links the profiler's objects: built with everything, so it cannot rot.
 UNWIND_BENCH := $(OUTPUT)/bench/unwind_bench
@@ -126,6 +128,7 @@ test: build
 # The layer rule of docs/architecture.md: an include against it fails with the offending line.
 check-layers:
 	$(Q)tests/lint/check_layers.sh
+	$(Q)tests/lint/check_opens.sh
 
 unit: $(UNIT_BINS)
 	$(Q)fail=0; for t in $(UNIT_BINS); do \
@@ -135,11 +138,15 @@ unit: $(UNIT_BINS)
 integration: $(BIN) $(WORKLOAD_BINS)
 	$(Q)OUTPUT=$(abspath $(OUTPUT)) BIN=$(abspath $(BIN)) tests/integration/run.sh
 
+# -max_len of each target: FUZZ_MAXLEN_<name> (FUZZ_MAXLEN_pprof=...), else FUZZ_MAXLEN; large
+# enough to reach the size-driven paths (libFuzzer's own default follows the corpus).
+FUZZ_MAXLEN ?= 1048576
 fuzz: $(FUZZ_BINS)
-	$(Q)for f in $(FUZZ_BINS); do \
-		n=$$(basename $$f); mkdir -p $(OUTPUT)/corpus/$$n; \
-		echo "  FUZZ     $$n ($(FUZZ_SECONDS) s)"; \
-		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(OUTPUT)/corpus/$$n \
+	$(Q)$(foreach n,$(FUZZ_BINS:$(OUTPUT)/fuzz/fuzz_%=%),ml_$(n)=$(or $(FUZZ_MAXLEN_$(n)),$(FUZZ_MAXLEN));) \
+	for f in $(FUZZ_BINS); do \
+		n=$$(basename $$f); mkdir -p $(OUTPUT)/corpus/$$n; eval ml=\$$ml_$${n#fuzz_}; \
+		echo "  FUZZ     $$n ($(FUZZ_SECONDS) s, -max_len=$$ml)"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -max_len=$$ml -print_final_stats=1 $(OUTPUT)/corpus/$$n \
 			$$( [ -d tests/fuzz/corpus/$$n ] && echo tests/fuzz/corpus/$$n ) 2>&1 | tail -3 || exit 1; \
 	done
 
@@ -158,8 +165,18 @@ $(UNWIND_BENCH): bench/unwind_bench.c $(LIB_OBJS)
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)/opt/slideops/profiler/slideops-profiler
 
+# The C sources clang-format owns (.clang-format); bpf/vmlinux.h is generated.
+FORMAT_SRCS = $$(git ls-files '*.c' '*.h' | grep -v vmlinux.h)
+
 format:
-	clang-format -i $$(git ls-files '*.c' '*.h' | grep -v vmlinux.h)
+	clang-format -i $(FORMAT_SRCS)
+
+# Reports the files (and lines) `make format` would change, changing nothing; fails if any.
+format-check:
+	$(Q)n=0; for f in $(FORMAT_SRCS); do \
+		c=$$(clang-format $$f | diff $$f - | grep -c '^<'); \
+		[ $$c -eq 0 ] || { echo "  FORMAT   $$f: $$c lines"; n=$$((n + 1)); }; \
+	done; echo "  FORMAT   $$n files would change"; [ $$n -eq 0 ]
 
 clean:
 	rm -rf .output .output-san out
@@ -197,10 +214,11 @@ FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -I$(OUTPUT) -fsanitize=fuzzer
 # A fuzz target compiles its module's sources with clang and libFuzzer. daemon/ wires every
 # other module, so its fuzz targets compile only the pure parser they fuzz (listed here).
 FUZZ_SRCS_api_parse := daemon/agent/api_parse.c daemon/capture/question.c
-FUZZ_SRCS_config := daemon/config.c base/text.c
+FUZZ_SRCS_config := daemon/config.c base/text.c cgroups/rules.c cgroups/owner.c base/proc.c
 FUZZ_SRCS_kube := daemon/agent/kube_parse.c
 FUZZ_SRCS_request := daemon/agent/request.c daemon/capture/question.c
-fuzz_srcs = $(if $(FUZZ_SRCS_$(1)),$(FUZZ_SRCS_$(1)) base/log.c base/fileio.c,\
+FUZZ_SRCS_pycode := runtimes/python/py_code.c runtimes/python/py_offsets.c runtimes/python/py_linetable.c
+fuzz_srcs = $(if $(FUZZ_SRCS_$(1)),$(FUZZ_SRCS_$(1)) base/log.c base/fileio.c base/text.c,\
 	$(patsubst $(OUTPUT)/obj/%.o,%.c,$(call mod_objs,$(1))))
 $(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(call fuzz_srcs,$$*)
 	$(call msg,FUZZ,$@)

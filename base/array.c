@@ -2,6 +2,7 @@
 #include "base/array.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 int array_ensure(void **data, size_t *cap, size_t elem, size_t need)
@@ -29,8 +30,11 @@ int array_ensure(void **data, size_t *cap, size_t elem, size_t need)
 	return 0;
 }
 
-static int leb128(const uint8_t **p, const uint8_t *end, uint64_t *out, unsigned *shift_out,
-		  uint8_t *last)
+/*
+ * The tenth byte holds bit 63 only and ends the value: 0 or 1 unsigned; signed, bit 63 and its
+ * six sign copies agree (0 or 0x7f). Anything else does not fit 64 bits.
+ */
+static int leb128(const uint8_t **p, const uint8_t *end, bool is_signed, uint64_t *out)
 {
 	const uint8_t *q = *p;
 	unsigned shift = 0;
@@ -40,50 +44,32 @@ static int leb128(const uint8_t **p, const uint8_t *end, uint64_t *out, unsigned
 	do {
 		if (q >= end)
 			return -EINVAL;
-		if (shift > 63)
-			return -ERANGE;
 		b = *q++;
-		/* the tenth byte holds bit 63 only (and, signed, its copies in bit 6..1) */
-		if (shift == 63 && (b & 0x7e) && (b & 0x7e) != 0x7e)
+		if (shift == 63 && b && b != (is_signed ? 0x7f : 0x01))
 			return -ERANGE;
 		r |= (uint64_t)(b & 0x7f) << shift;
 		shift += 7;
 	} while (b & 0x80);
+	if (is_signed && shift < 64 && (b & 0x40))
+		r |= ~0ull << shift;
 	*p = q;
 	*out = r;
-	*shift_out = shift;
-	*last = b;
 	return 0;
 }
 
 int leb128_u64(const uint8_t **p, const uint8_t *end, uint64_t *out)
 {
-	unsigned shift;
-	uint64_t v;
-	uint8_t b;
-	int err;
-
-	err = leb128(p, end, &v, &shift, &b);
-	if (err)
-		return err;
-	if (shift > 63 && (b & 0x7e))
-		return -ERANGE;
-	*out = v;
-	return 0;
+	return leb128(p, end, false, out);
 }
 
 int leb128_s64(const uint8_t **p, const uint8_t *end, int64_t *out)
 {
-	unsigned shift;
 	uint64_t v;
-	uint8_t b;
 	int err;
 
-	err = leb128(p, end, &v, &shift, &b);
+	err = leb128(p, end, true, &v);
 	if (err)
 		return err;
-	if (shift < 64 && (b & 0x40))
-		v |= ~0ull << shift;
 	*out = (int64_t)v;
 	return 0;
 }

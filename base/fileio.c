@@ -27,7 +27,15 @@ int read_fd_bounded(int fd, size_t max, char **out, size_t *out_len)
 	for (;;) {
 		if (len + 1 >= cap) {
 			if (cap > max) {
-				err = -EFBIG;
+				/* @max bytes read: the file may end exactly here */
+				char c;
+
+				n = read(fd, &c, 1);
+				if (n < 0 && errno == EINTR)
+					continue;
+				if (n == 0)
+					break;
+				err = n < 0 ? -errno : -EFBIG;
 				goto err_free;
 			}
 			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
@@ -68,7 +76,7 @@ int read_file_bounded(int dirfd, const char *path, size_t max, char **out, size_
 {
 	int fd, err;
 
-	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	err = read_fd_bounded(fd, max, out, out_len);
@@ -151,6 +159,27 @@ out_unlink:
 		close(fd);
 	unlink(tmp);
 	return err;
+}
+
+struct write_buf_ctx {
+	const void *p;
+	size_t len;
+};
+
+static int write_buf(void *ctx, FILE *f)
+{
+	const struct write_buf_ctx *w = ctx;
+
+	if (w->len && fwrite(w->p, 1, w->len, f) != w->len)
+		return -EIO;
+	return 0;
+}
+
+int atomic_write_buf(const char *path, const void *p, size_t len)
+{
+	struct write_buf_ctx w = { p, len };
+
+	return atomic_write_file(path, write_buf, &w);
 }
 
 int mkdir_p(const char *path)

@@ -17,8 +17,10 @@
 
 /*
  * Reads up to @max bytes of @path (relative to @dirfd, AT_FDCWD for cwd) into a new
- * NUL-terminated buffer the caller frees. Returns 0; -EFBIG if the file holds more than @max
- * bytes (nothing returned); -ENOENT/-EACCES/... from open or read.
+ * NUL-terminated buffer the caller frees. Opened O_NONBLOCK: for the kernel's files (/proc, /sys)
+ * and the agent's own; a file a process controls goes through base/safe_open.h. Returns 0;
+ * -EFBIG if the file holds more than @max bytes (nothing returned); -EAGAIN (a FIFO with no
+ * writer data); -ENOENT/-EACCES/... from open or read.
  */
 int read_file_bounded(int dirfd, const char *path, size_t max, char **out, size_t *out_len);
 
@@ -39,6 +41,9 @@ typedef int (*fileio_write_fn_t)(void *ctx, FILE *f);
  * value @fn returned, or -errno; on failure @path is untouched and no temp file remains.
  */
 int atomic_write_file(const char *path, fileio_write_fn_t fn, void *ctx);
+
+/* atomic_write_file() of the @len bytes at @p. Returns 0, -EIO (short write) or -errno. */
+int atomic_write_buf(const char *path, const void *p, size_t len);
 
 /* Creates @path and its parents (mode 0755). Returns 0 or -errno. */
 int mkdir_p(const char *path);

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * log: one logfmt line per message on stderr, four levels.
+ * log: one logfmt line per message on stderr, four levels. The message is the quoted msg value:
+ * '"' and '\' are escaped, newline, tab and CR written as \n, \t, \r, other control characters
+ * and bytes that are not UTF-8 become '?', and a long message is cut at a character boundary, so
+ * names in messages never break the line or its UTF-8.
  *
  * pr_*_errno(err, ...) log with the error's text and return -|err|, so the layer that has the
  * context logs once and returns: `return pr_err_errno(err, "open(%s)", path);`.

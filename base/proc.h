@@ -41,7 +41,8 @@ int proc_read_at(int dirfd, uint32_t pid, const char *name, size_t max, char **o
 
 /*
  * Parses the text of a /proc/PID/stat file (@len bytes, then a NUL; comm may hold spaces and
- * ')'). Returns 0 or -EINVAL (NUL bytes, a missing field, a number out of range); @st is untouched then.
+ * ')'). Returns 0 or -EINVAL (NUL bytes, a missing field, a number out of range); @st is
+ * untouched then.
  */
 int proc_parse_stat(const char *buf, size_t len, struct proc_stat *st);
 

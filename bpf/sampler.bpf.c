@@ -17,6 +17,9 @@
 #define COLLECTOR_NEW_TASK struct sampler_new_task
 #include "collector.bpf.h"
 
+/* CPython frames (issue 13): python_procs, python_stacks, py_stack_id() */
+#include "python.bpf.h"
+
 /* Load-time knobs (rodata). */
 const volatile bool filter_cgroups = false;	/* sample only cgroup ids in `target_cgroups` */
 const volatile bool user_only = false;
@@ -85,6 +88,9 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 		key.kern_stack_id = bpf_get_stackid(ctx, &stacks, 0);
 	if (stack_lost(key.user_stack_id) || stack_lost(key.kern_stack_id))
 		stat_inc(SAMPLER_STAT_DROP_STACKS);
+	/* the Python walk needs bpf_loop, as the DWARF unwinder does */
+	if (!fp_user_stacks)
+		key.py_stack = py_stack_id(tgid);
 
 	/* count_slot() takes the thread name (bpf_get_current_comm()) on a key's first sample; the
 	 * process name is read by user space when the process is first seen: a CO-RE read of

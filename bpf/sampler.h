@@ -36,6 +36,7 @@ struct sampler_key {
 	__u64 cgroup_id;	/* cgroup v2 id of the task */
 	__s32 user_stack_id;	/* < 0: no user stack (kernel thread, or lost) */
 	__s32 kern_stack_id;
+	__u64 py_stack;		/* python_stacks key (bpf/python.h); 0: no Python stack */
 };
 
 struct sampler_value {

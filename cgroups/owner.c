@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/array.h"
+
 #define CONTAINER_ID_LEN 64
 #define SHORT_ID_LEN 12
 /* a pod is shown by its short uid until the resolver renames it */
@@ -174,7 +176,7 @@ static bool match_container(struct span c, bool bare_ok, struct ctr_match *m)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++) {
 		if (match_prefixed_id(c, prefixes[i].prefix, &m->id)) {
 			m->runtime = prefixes[i].runtime;
 			m->is_name = false;
@@ -202,7 +204,7 @@ static bool match_colon_container(struct span tail, struct ctr_match *m)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++) {
 		if (!span_starts(tail, prefixes[i].prefix))
 			continue;
 		tail = span_drop(tail, strlen(prefixes[i].prefix), 0);

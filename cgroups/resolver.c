@@ -18,12 +18,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
+#include "base/array.h"
+#include "base/proc.h"
 
 #define PF_KTHREAD 0x00200000	/* include/linux/sched.h */
 #define KTHREADD_TGID 2
 #define DEFAULT_MAX_ENTRIES 8192
-#define STAT_MAX 4096		/* one line; comm is at most 64 bytes */
 #define COMM_MAX 256
 #define CGROUP_MAX (64 * 1024)	/* a few hundred bytes in practice; v1 hosts list ~13 lines */
 
@@ -44,15 +44,6 @@ struct owner_resolver {
 	size_t nr_buckets;		/* power of two */
 	struct entry **buckets;
 	struct entry *head, *tail;
-};
-
-/* The fields of /proc/PID/stat the rules need (proc(5) numbering). */
-struct proc_stat {
-	long long ppid;			/* 4 */
-	long long session;		/* 6 */
-	long long tty_nr;		/* 7 */
-	unsigned long long flags;	/* 9 */
-	unsigned long long starttime;	/* 22 */
 };
 
 static size_t bucket_of(const struct owner_resolver *r, int tgid)
@@ -143,103 +134,6 @@ static int cache_store(struct owner_resolver *r, int tgid, unsigned long long st
 	return 0;
 }
 
-static int parse_ll(const char **pp, long long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoll(*pp, &end, 10);
-	if (errno || end == *pp || (*end != ' ' && *end != '\n' && *end != '\0'))
-		return -EINVAL;
-	*pp = end;
-	return 0;
-}
-
-static int parse_ull(const char **pp, unsigned long long *out)
-{
-	char *end;
-
-	while (**pp == ' ')
-		(*pp)++;
-	if (**pp == '-')
-		return -EINVAL;
-	errno = 0;
-	*out = strtoull(*pp, &end, 10);
-	if (errno || end == *pp || (*end != ' ' && *end != '\n' && *end != '\0'))
-		return -EINVAL;
-	*pp = end;
-	return 0;
-}
-
-/*
- * "pid (comm) state ppid pgrp session tty_nr tpgid flags ... starttime ...". comm may hold
- * spaces and ')', so the fields start after the last ')'.
- */
-static int parse_stat(const char *buf, size_t len, struct proc_stat *st)
-{
-	unsigned long long v;
-	const char *p;
-	long long ll;
-	int field;
-
-	if (memchr(buf, '\0', len))
-		return -EINVAL;
-	p = strrchr(buf, ')');
-	if (!p || p[1] != ' ' || !p[2] || p[2] == ' ' || p[3] != ' ')
-		return -EINVAL;
-	p += 3;			/* at the space after the state */
-	for (field = 4; field <= 22; field++) {
-		/* flags, fault counts, utime, stime and starttime are unsigned in proc(5) */
-		if ((field >= 9 && field <= 15) || field == 22) {
-			if (parse_ull(&p, &v))
-				return -EINVAL;
-			if (field == 9)
-				st->flags = v;
-			else if (field == 22)
-				st->starttime = v;
-			continue;
-		}
-		if (parse_ll(&p, &ll))
-			return -EINVAL;
-		if (field == 4)
-			st->ppid = ll;
-		else if (field == 6)
-			st->session = ll;
-		else if (field == 7)
-			st->tty_nr = ll;
-	}
-	return 0;
-}
-
-/* A missing /proc/PID (or one that vanished between reads) means the process exited. */
-static int gone_to_esrch(int err)
-{
-	return err == -ENOENT || err == -ESRCH ? -ESRCH : err;
-}
-
-static int read_proc_file(const struct owner_resolver *r, long long pid, const char *file,
-			  size_t max, char **out, size_t *len)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "%lld/%s", pid, file);
-	return read_file_bounded(r->proc_fd, path, max, out, len);
-}
-
-static int read_stat(const struct owner_resolver *r, int tgid, struct proc_stat *st)
-{
-	size_t len;
-	char *buf;
-	int err;
-
-	err = read_proc_file(r, tgid, "stat", STAT_MAX, &buf, &len);
-	if (err)
-		return gone_to_esrch(err);
-	err = parse_stat(buf, len, st);
-	free(buf);
-	return err;
-}
-
 static bool is_shell(const char *comm)
 {
 	static const char *const shells[] = {
@@ -250,7 +144,7 @@ static bool is_shell(const char *comm)
 
 	if (comm[0] == '-')	/* login shells as named by some tools */
 		comm++;
-	for (i = 0; i < sizeof(shells) / sizeof(shells[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(shells); i++)
 		if (!strcmp(comm, shells[i]))
 			return true;
 	return false;
@@ -263,7 +157,8 @@ static bool leader_is_shell(const struct owner_resolver *r, long long sid)
 	size_t len;
 	bool ret;
 
-	if (sid <= 0 || read_proc_file(r, sid, "comm", COMM_MAX, &comm, &len))
+	if (sid <= 0 || sid > UINT32_MAX ||
+	    proc_read_at(r->proc_fd, (uint32_t)sid, "comm", COMM_MAX, &comm, &len))
 		return false;
 	if (len && comm[len - 1] == '\n')
 		comm[--len] = '\0';
@@ -289,8 +184,8 @@ static int classify(const struct owner_resolver *r, int tgid, const struct proc_
 		o->group = OWNER_SYSTEM;
 		return 0;
 	}
-	err = read_proc_file(r, tgid, "cgroup", CGROUP_MAX, &buf, &len);
-	if (err == -ENOENT || err == -ESRCH)
+	err = proc_read_at(r->proc_fd, (uint32_t)tgid, "cgroup", CGROUP_MAX, &buf, &len);
+	if (err == -ESRCH)
 		return -ESRCH;
 	/* an unreadable or oversized cgroup file places nothing; the other rules still apply */
 	if (!err) {
@@ -323,7 +218,7 @@ int owner_resolver__resolve(struct owner_resolver *r, int tgid, struct owner *ou
 
 	if (!r || !out || tgid <= 0)
 		return -EINVAL;
-	err = read_stat(r, tgid, &st);
+	err = proc_read_stat_at(r->proc_fd, (uint32_t)tgid, &st);
 	if (err == -ESRCH) {
 		e = cache_find(r, tgid);
 		if (!e)

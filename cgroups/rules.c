@@ -2,7 +2,6 @@
 #include "cgroups/rules.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -11,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
+#include "base/proc.h"
 
 static bool glob_match(const char *pattern, const char *s)
 {
@@ -36,12 +35,11 @@ int rules_match(const struct service_rule *rules, size_t n, const char *unit,
 /* The process's cgroup path: the v2 line, else name=systemd, else the first v1 line. */
 static void cgroup_path(const char *root, int tgid, char *buf, size_t size)
 {
-	char path[64], *text = NULL, *line, *save = NULL;
+	char *text = NULL, *line, *save = NULL;
 	char first[512] = "";
 
 	buf[0] = '\0';
-	snprintf(path, sizeof(path), "%s/%d/cgroup", root, tgid);
-	if (read_file_bounded(AT_FDCWD, path, 64 << 10, &text, NULL))
+	if (proc_read(root, (uint32_t)tgid, "cgroup", 64 << 10, &text, NULL))
 		return;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (!cg_parse_line(line, NULL, buf, size) && strcmp(buf, "/"))
@@ -67,24 +65,18 @@ int service_rules_apply(void *ctx, int tgid, struct owner *o)
 {
 	const struct service_rules_ctx *sc = ctx;
 	const char *root = sc->proc_root ? sc->proc_root : "/proc";
-	char path[64], exe[PATH_MAX], cg[512], comm[32], *text = NULL;
+	char path[512], exe[PATH_MAX], cg[512], comm[32];
 	ssize_t n;
 	int i;
 
 	if (!sc->nrules || o->pod_uid[0])
 		return 0;
-	snprintf(path, sizeof(path), "%s/%d/exe", root, tgid);
-	n = readlink(path, exe, sizeof(exe) - 1);
+	n = -1;
+	if (!proc_path(path, sizeof(path), root, (uint32_t)tgid, "exe"))
+		n = readlink(path, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
-	snprintf(path, sizeof(path), "%s/%d/comm", root, tgid);
-	comm[0] = '\0';
-	if (!read_file_bounded(AT_FDCWD, path, 64, &text, NULL)) {
-		text[strcspn(text, "\n")] = '\0';
-		snprintf(comm, sizeof(comm), "%s", text);
-		free(text);
-	} else if (n < 0) {
+	if (proc_read_comm(root, (uint32_t)tgid, comm, sizeof(comm)) && n < 0)
 		return -ESRCH;
-	}
 	cgroup_path(root, tgid, cg, sizeof(cg));
 	i = rules_match(sc->rules, sc->nrules, o->group == OWNER_UNIT ? o->name : NULL,
 			cg[0] ? cg : NULL, exe[0] ? exe : NULL, comm[0] ? comm : NULL);

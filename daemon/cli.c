@@ -17,12 +17,12 @@
 #include "daemon/config.h"
 #include "daemon/agent/agent.h"
 #include "cgroups/rules.h"
+#include "base/array.h"
 #include "base/log.h"
 #include "daemon/capture/question.h"
 #include "profile/report.h"
 
 #define PROG "slideops-profiler"
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define VERSION "0.1.0"
 
 static volatile sig_atomic_t stop_requested;
@@ -82,6 +82,79 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 	return 0;
 }
 
+#define ONE_TARGET "give one target: --server, --service, --pid, --unit or --container"
+
+/* --server, --unit, --container or --service (getopt code @c) with its name @arg. */
+static int set_named_target(struct cli_args *a, int c, const char *arg)
+{
+	struct capture_target *t = &a->opts.target;
+
+	if (a->ntargets++)
+		return fail(CLI_EXIT_USAGE, ONE_TARGET);
+	t->kind = c == 's' ? TARGET_SERVER :
+		  c == 'u' ? TARGET_UNIT :
+		  c == 'c' ? TARGET_CONTAINER :
+			     TARGET_SERVICE;
+	if (c == 's')
+		return 0;
+	if (!*arg || strlen(arg) >= sizeof(t->name))
+		return fail(CLI_EXIT_USAGE, "--%s needs a name of 1 to %zu characters",
+			    target_kind_name(t->kind), sizeof(t->name) - 1);
+	snprintf(t->name, sizeof(t->name), "%s", arg);
+	target_normalize(t);
+	return 0;
+}
+
+/* One more --pid (repeatable; not with another kind of target). */
+static int add_pid(struct cli_args *a, const char *arg)
+{
+	struct capture_target *t = &a->opts.target;
+	unsigned long v;
+
+	if (parse_uint(arg, 0x3fffffff, &v) || !v)
+		return fail(CLI_EXIT_USAGE, "--pid needs a process id, not '%s'", arg);
+	if (t->npids >= ARRAY_SIZE(t->pids))
+		return fail(CLI_EXIT_USAGE, "at most %zu --pid options", ARRAY_SIZE(t->pids));
+	if (a->ntargets++ && t->kind != TARGET_PIDS)
+		return fail(CLI_EXIT_USAGE, ONE_TARGET);
+	t->kind = TARGET_PIDS;
+	t->pids[t->npids++] = (uint32_t)v;
+	return 0;
+}
+
+static int set_question(struct cli_args *a, const char *arg)
+{
+	char list[128];
+	int q;
+
+	q = question_parse(arg);
+	if (q < 0)
+		return fail(CLI_EXIT_USAGE, "unknown question '%s'; choose one of: %s", arg,
+			    question_list(list, sizeof(list)));
+	a->opts.question = q;
+	a->have_question = true;
+	return 0;
+}
+
+/* --duration (1..60 s) and --freq (1..1000 Hz). */
+static int set_number(struct cli_args *a, int c, const char *arg)
+{
+	unsigned long v;
+
+	if (c == 'd') {
+		if (parse_uint(arg, 3600, &v) || v < 1 || v > 60)
+			return fail(CLI_EXIT_USAGE,
+				    "--duration must be a whole number of seconds from 1 to 60, "
+				    "not '%s'", arg);
+		a->opts.duration_s = (unsigned int)v;
+		return 0;
+	}
+	if (parse_uint(arg, 1000, &v) || v < 1)
+		return fail(CLI_EXIT_USAGE, "--freq must be from 1 to 1000 Hz");
+	a->opts.freq_hz = (unsigned int)v;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct cli_args *a)
 {
 	static const struct option longopts[] = {
@@ -99,8 +172,7 @@ static int parse_args(int argc, char **argv, struct cli_args *a)
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	unsigned long v;
-	int c, q;
+	int c, err;
 
 	a->opts.duration_s = 30;
 	optind = 1;
@@ -111,65 +183,29 @@ static int parse_args(int argc, char **argv, struct cli_args *a)
 		case 'u':
 		case 'c':
 		case 'S':
-			if (a->ntargets++)
-				return fail(CLI_EXIT_USAGE, "give one target: --server, --service, "
-							    "--pid, --unit or --container");
-			a->opts.target.kind = c == 's' ? TARGET_SERVER :
-					      c == 'u' ? TARGET_UNIT :
-					      c == 'c' ? TARGET_CONTAINER :
-							 TARGET_SERVICE;
-			if (c == 's')
-				break;
-			if (!*optarg || strlen(optarg) >= sizeof(a->opts.target.name))
-				return fail(CLI_EXIT_USAGE, "--%s needs a name of 1 to %zu characters",
-					    target_kind_name(a->opts.target.kind),
-					    sizeof(a->opts.target.name) - 1);
-			snprintf(a->opts.target.name, sizeof(a->opts.target.name), "%s", optarg);
-			target_normalize(&a->opts.target);
+			err = set_named_target(a, c, optarg);
 			break;
 		case 'p':
-			if (parse_uint(optarg, 0x3fffffff, &v) || !v)
-				return fail(CLI_EXIT_USAGE, "--pid needs a process id, not '%s'", optarg);
-			if (a->opts.target.npids >= ARRAY_SIZE(a->opts.target.pids))
-				return fail(CLI_EXIT_USAGE, "at most %zu --pid options",
-					    ARRAY_SIZE(a->opts.target.pids));
-			if (a->ntargets++ && a->opts.target.kind != TARGET_PIDS)
-				return fail(CLI_EXIT_USAGE, "give one target: --server, --service, "
-							    "--pid, --unit or --container");
-			a->opts.target.kind = TARGET_PIDS;
-			a->opts.target.pids[a->opts.target.npids++] = (uint32_t)v;
+			err = add_pid(a, optarg);
 			break;
 		case 'q':
-			q = question_parse(optarg);
-			if (q < 0) {
-				char list[128];
-
-				return fail(CLI_EXIT_USAGE, "unknown question '%s'; choose one of: %s",
-					    optarg, question_list(list, sizeof(list)));
-			}
-			a->opts.question = q;
-			a->have_question = true;
+			err = set_question(a, optarg);
 			break;
 		case 'd':
-			if (parse_uint(optarg, 3600, &v) || v < 1 || v > 60)
-				return fail(CLI_EXIT_USAGE,
-					    "--duration must be a whole number of seconds from 1 to 60, "
-					    "not '%s'", optarg);
-			a->opts.duration_s = (unsigned int)v;
+		case 'F':
+			err = set_number(a, c, optarg);
 			break;
 		case 'o':
 			a->opts.out_dir = optarg;
+			err = 0;
 			break;
 		case 'j':
 			a->json = true;
-			break;
-		case 'F':
-			if (parse_uint(optarg, 1000, &v) || v < 1)
-				return fail(CLI_EXIT_USAGE, "--freq must be from 1 to 1000 Hz");
-			a->opts.freq_hz = (unsigned int)v;
+			err = 0;
 			break;
 		case 'C':
 			a->config_path = optarg;
+			err = 0;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -178,6 +214,8 @@ static int parse_args(int argc, char **argv, struct cli_args *a)
 			return fail(CLI_EXIT_USAGE, "unknown option '%s'; see '" PROG " --help'",
 				    argv[optind - 1]);
 		}
+		if (err)
+			return err;
 	}
 	if (optind < argc)
 		return fail(CLI_EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
@@ -224,20 +262,20 @@ static int cmd_check(struct cli_args *a)
 {
 	struct check_opts co = { .target = a->opts.target, .name_fn = a->opts.name_fn,
 				 .name_ctx = a->opts.name_ctx };
-	char *json = NULL, *text = NULL, err[1024] = "";
+	struct check_result cr;
+	char err[1024] = "";
 	int ret;
 
-	ret = check_run(&co, &json, &text, err, sizeof(err));
+	ret = check_run(&co, &cr, err, sizeof(err));
 	if (ret == -ENOENT)
 		return fail(EXIT_FAILURE, "%s", err);
-	if (ret && ret != -EPERM)
+	if (ret)
 		return fail(EXIT_FAILURE, "check failed: %s", err[0] ? err : strerror(-ret));
-	fputs(a->json ? json : text, stdout);
+	fputs(a->json ? cr.json : cr.text, stdout);
 	if (a->json)
 		fputc('\n', stdout);
-	free(json);
-	free(text);
-	return ret ? EXIT_FAILURE : EXIT_SUCCESS;
+	check_result__fini(&cr);
+	return cr.ready ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
 static int cmd_plan(struct cli_args *a)

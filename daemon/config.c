@@ -20,11 +20,10 @@
 
 #include <yaml.h>
 
+#include "base/array.h"
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/text.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #define SHOW_MAX 40		    /* bytes of a bad value quoted in a message */
 #define SHOW_BUF (SHOW_MAX + 4)	    /* plus "..." and the NUL */

@@ -39,7 +39,8 @@ static int lb_append(struct linebuf *b, const char *s, size_t n)
 	return 0;
 }
 
-/* Appends one frame name; ';' would split the frame and a newline the line, so both go. */
+/* Appends one frame name; ';' would split the frame, a newline the line and a ' ' before the
+ * name's last digits the count, so all go. Names are valid UTF-8 already (profile.c). */
 static int lb_frame(struct linebuf *b, const char *name)
 {
 	size_t i, start = b->len;
@@ -62,6 +63,11 @@ static int lb_frame(struct linebuf *b, const char *name)
 		else if ((unsigned char)b->s[i] < 0x20 || b->s[i] == 0x7f)
 			b->s[i] = '_';
 	}
+	/* "tick 42" as the leaf would read as a second count (flamegraph.pl's diff format) */
+	for (i = b->len; i > start && b->s[i - 1] >= '0' && b->s[i - 1] <= '9'; i--)
+		;
+	if (i < b->len && i > start && b->s[i - 1] == ' ')
+		b->s[i - 1] = '_';
 	return 0;
 }
 

@@ -4,7 +4,8 @@
  *   owner;process;frame;frame;... count
  * Owner and process lead only when the profile's owner_root option is set (server profiles).
  * The count is value 0 of the samples. ';' in names is replaced, so lines always parse back.
- * Details: ';' becomes ':' and control characters '_'; a missing owner is "Other processes", a
+ * Details: ';' becomes ':', control characters '_', and so does the ' ' of a name ending in
+ * ' ' and digits (it would read as a count); names are valid UTF-8; a missing owner is "Other processes", a
  * missing process or an empty stack "[unknown]"; lines with the same text are merged (counts
  * summed), lines summing to 0 are left out, and lines are sorted (byte order) for stable output.
  */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/fileio.h"
+#include "base/text.h"
 #include "profile/profile.h"
 
 /* Boxes below 1/FG_MIN_DIV of the total (0.01%) are dropped; their time stays in the parent. */
@@ -249,11 +250,12 @@ static void tree_free(struct tree *t)
 
 /* ---- output ---- */
 
-/* A JSON string that is also safe inside <script>: <, >, & and U+2028/9 are escaped. */
+/* A JSON string that is also safe inside <script>: <, >, & and U+2028/9 are escaped, and bytes
+ * that are not UTF-8 become '?'. */
 static void put_json_str(FILE *f, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t i;
+	size_t i, n;
 
 	fputc('"', f);
 	for (i = 0; i < len; i++) {
@@ -265,30 +267,44 @@ static void put_json_str(FILE *f, const char *s, size_t len)
 		case '>': fputs("\\u003e", f); break;
 		case '&': fputs("\\u0026", f); break;
 		default:
+			n = text_utf8_char_len(s + i, len - i);
 			if (p[i] < 0x20 || p[i] == 0x7f) {
 				fprintf(f, "\\u%04x", p[i]);
+			} else if (!n) {
+				fputc('?', f);	/* not UTF-8: base/text's rule */
 			} else if (p[i] == 0xe2 && i + 2 < len && p[i + 1] == 0x80 &&
 				   (p[i + 2] == 0xa8 || p[i + 2] == 0xa9)) {
 				fprintf(f, "\\u%04x", p[i + 2] == 0xa8 ? 0x2028 : 0x2029);
 				i += 2;
 			} else {
-				fputc(p[i], f);
+				fwrite(s + i, 1, n, f);
+				i += n - 1;
 			}
 		}
 	}
 	fputc('"', f);
 }
 
+/* HTML text: markup characters escaped, bytes that are not UTF-8 become '?'. */
 static void put_html(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
+	size_t n;
+
+	for (; s && *s; s += n) {
+		n = 1;
 		switch (*s) {
 		case '<': fputs("&lt;", f); break;
 		case '>': fputs("&gt;", f); break;
 		case '&': fputs("&amp;", f); break;
 		case '"': fputs("&quot;", f); break;
 		case '\'': fputs("&#39;", f); break;
-		default: fputc(*s, f);
+		default:
+			n = text_utf8_char_len(s, strnlen(s, 4));
+			if (n)
+				fwrite(s, 1, n, f);
+			else
+				fputc('?', f);
+			n = n ? n : 1;
 		}
 	}
 }

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "base/array.h"
 #include "base/fileio.h"
 #include "profile/profile.h"
 
@@ -108,29 +109,6 @@ static int u64map_put(struct u64map *m, uint64_t key, uint32_t val)
 	return 0;
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 16;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2)
-			return -ENOMEM;
-		ncap *= 2;
-	}
-	if (ncap > SIZE_MAX / elem)
-		return -ENOMEM;
-	n = realloc(*arr, ncap * elem);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
-
 /* ---- encoder ---- */
 
 struct pbuf {
@@ -147,7 +125,7 @@ static bool pb_reserve(struct pbuf *b, size_t n)
 		b->err = -ENOMEM;
 		return false;
 	}
-	b->err = grow((void **)&b->d, &b->cap, b->len + n, 1);
+	b->err = array_ensure((void **)&b->d, &b->cap, 1, b->len + n);
 	return !b->err;
 }
 
@@ -261,7 +239,7 @@ static uint64_t enc_mapping(struct enc *e, const struct prof_frame_info *f)
 	key = ((uint64_t)file << 32) | build_id;
 	idx = u64map_get(&e->map_idx, key);
 	if (idx < 0) {
-		err = grow((void **)&e->maps, &e->maps_cap, e->nmaps + 1, sizeof(*e->maps));
+		err = array_ensure((void **)&e->maps, &e->maps_cap, sizeof(*e->maps), e->nmaps + 1);
 		if (!err)
 			err = u64map_put(&e->map_idx, key, (uint32_t)e->nmaps);
 		if (err) {
@@ -285,7 +263,7 @@ static uint64_t enc_function(struct enc *e, uint32_t name, uint32_t file)
 	idx = u64map_get(&e->fn_idx, key);
 	if (idx >= 0)
 		return (uint64_t)idx + 1;
-	err = grow((void **)&e->fns, &e->fns_cap, e->nfns + 1, sizeof(*e->fns));
+	err = array_ensure((void **)&e->fns, &e->fns_cap, sizeof(*e->fns), e->nfns + 1);
 	if (!err)
 		err = u64map_put(&e->fn_idx, key, (uint32_t)e->nfns);
 	if (err) {
@@ -474,23 +452,8 @@ int pprof_encode(const struct profile *p, uint8_t **out, size_t *out_len)
 	return err;
 }
 
-struct write_ctx {
-	const uint8_t *buf;
-	size_t len;
-};
-
-static int write_buf(void *ctx, FILE *f)
-{
-	struct write_ctx *w = ctx;
-
-	if (w->len && fwrite(w->buf, 1, w->len, f) != w->len)
-		return -EIO;
-	return 0;
-}
-
 int pprof_write_file(const struct profile *p, const char *path)
 {
-	struct write_ctx w;
 	uint8_t *buf;
 	size_t len;
 	int err;
@@ -498,8 +461,7 @@ int pprof_write_file(const struct profile *p, const char *path)
 	err = pprof_encode(p, &buf, &len);
 	if (err)
 		return err;
-	w = (struct write_ctx){ buf, len };
-	err = atomic_write_file(path, write_buf, &w);
+	err = atomic_write_buf(path, buf, len);
 	free(buf);
 	return err;
 }
@@ -510,21 +472,10 @@ struct rd {
 	const uint8_t *p, *end;
 };
 
+/* Any malformed varint (cut off, longer than 64 bits) is -EINVAL, as every decoder error. */
 static int rd_varint(struct rd *r, uint64_t *v)
 {
-	uint64_t x = 0;
-	unsigned shift;
-
-	for (shift = 0; shift < 64; shift += 7) {
-		if (r->p >= r->end)
-			return -EINVAL;
-		x |= (uint64_t)(*r->p & 0x7f) << shift;
-		if (!(*r->p++ & 0x80)) {
-			*v = x;
-			return 0;
-		}
-	}
-	return -EINVAL;		/* more than 10 bytes */
+	return leb128_u64(&r->p, r->end, v) ? -EINVAL : 0;
 }
 
 struct field {
@@ -627,7 +578,7 @@ static int slices_add(struct slices *s, const struct rd *r)
 
 	if (s->n >= PPROF_MAX_ENTRIES)
 		return -EFBIG;
-	err = grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v));
+	err = array_ensure((void **)&s->v, &s->cap, sizeof(*s->v), s->n + 1);
 	if (err)
 		return err;
 	s->v[s->n++] = (struct slice){ r->p, (size_t)(r->end - r->p) };
@@ -683,6 +634,7 @@ struct dec {
 	uint32_t *loc_frames;
 	size_t nloc_frames, loc_frames_cap;
 
+	size_t nentries;	/* entries of every kind so far, PPROF_MAX_TOTAL_ENTRIES at most */
 	size_t nst;		/* sample types in the message */
 	size_t sel[PROF_MAX_VALUES], nsel;
 	struct profile *prof;
@@ -734,6 +686,8 @@ static int dec_top(struct dec *d, struct rd r)
 				return -EINVAL;
 			break;
 		}
+		if (f.num >= 1 && f.num <= 6 && ++d->nentries > PPROF_MAX_TOTAL_ENTRIES)
+			return -EFBIG;
 		switch (f.num) {
 		case 1: err = slices_add(&d->sample_types, &f.sub); break;
 		case 2: err = slices_add(&d->samples, &f.sub); break;
@@ -764,6 +718,8 @@ static int dec_strings(struct dec *d)
 		return -EINVAL;
 	for (i = 0; i < d->strings.n; i++)
 		total += d->strings.v[i].n + 1;	/* bounded by the input size */
+	if (total > PPROF_MAX_STRING_BYTES)
+		return -EFBIG;
 	d->strs = calloc(d->strings.n, sizeof(*d->strs));
 	d->str_arena = malloc(total);
 	if (!d->strs || !d->str_arena)
@@ -911,9 +867,9 @@ static int dec_line(struct dec *d, struct rd r)
 	}
 	if (ln.function_id && u64map_get(&d->fn_idx, ln.function_id) < 0)
 		return -EINVAL;
-	if (d->nlines >= PPROF_MAX_ENTRIES)
+	if (d->nlines >= PPROF_MAX_ENTRIES || ++d->nentries > PPROF_MAX_TOTAL_ENTRIES)
 		return -EFBIG;
-	err = grow((void **)&d->lines, &d->lines_cap, d->nlines + 1, sizeof(*d->lines));
+	err = array_ensure((void **)&d->lines, &d->lines_cap, sizeof(*d->lines), d->nlines + 1);
 	if (err)
 		return err;
 	d->lines[d->nlines++] = ln;
@@ -1008,8 +964,8 @@ static int dec_loc_frames(struct dec *d)
 			fi.lang = d->opts->default_lang;
 		fi.unnamed_stripped = l->flags & PPROF_LOC_STRIPPED;
 		n = l->nlines ? l->nlines : 1;
-		err = grow((void **)&d->loc_frames, &d->loc_frames_cap, d->nloc_frames + n,
-			   sizeof(*d->loc_frames));
+		err = array_ensure((void **)&d->loc_frames, &d->loc_frames_cap, sizeof(*d->loc_frames),
+				   d->nloc_frames + n);
 		if (err)
 			return err;
 		l->frame_off = d->nloc_frames;

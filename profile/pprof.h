@@ -29,11 +29,20 @@ int pprof_write_file(const struct profile *p, const char *path);
 /* Most entries of each kind (strings, samples, locations, lines, functions, mappings) the
  * decoder accepts: bounds its memory to a small multiple of the input. */
 #define PPROF_MAX_ENTRIES (1u << 21)
+/*
+ * Entries of all kinds together, and bytes of the string table: each entry costs the decoder
+ * about 100 bytes whatever its size in the input (two bytes make an empty one), so a hostile
+ * answer is held to about 50 MiB besides the decoded message itself. A busy Go server's CPU
+ * profile has some 100000 entries and 1 MB of strings.
+ */
+#define PPROF_MAX_TOTAL_ENTRIES (1u << 19)
+#define PPROF_MAX_STRING_BYTES (16u << 20)
 
 /*
  * Decodes a pprof message (gzipped or raw) into a new profile the caller frees.
  * Returns 0, -EINVAL for malformed input (never crashes or over-reads), -EFBIG past
- * PPROF_MAX_DECODED or PPROF_MAX_ENTRIES, -ENOMEM.
+ * PPROF_MAX_DECODED, PPROF_MAX_ENTRIES, PPROF_MAX_TOTAL_ENTRIES or PPROF_MAX_STRING_BYTES,
+ * -ENOMEM.
  */
 int pprof_decode(const void *buf, size_t len, struct profile **out);
 

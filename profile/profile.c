@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
+#include "base/text.h"
+
 #define NO_STR UINT32_MAX
 #define MAX_ENTRIES ((size_t)INT32_MAX)
 
@@ -44,15 +47,18 @@ int prof_lang_parse(const char *name)
 const char *profile_frame_display(const struct prof_frame_info *f, char *buf, size_t size)
 {
 	const char *base;
+	size_t n;
 
 	if (!buf || !size)
 		return buf;
+	/* cut at a character boundary when @buf is short */
 	if (f && f->function && f->function[0]) {
-		snprintf(buf, size, "%s", f->function);
+		text_utf8_valid_copy(buf, size, f->function, strlen(f->function));
 	} else if (f && f->mapping && f->mapping[0]) {
 		base = strrchr(f->mapping, '/');
 		base = base && base[1] ? base + 1 : f->mapping;
-		snprintf(buf, size, "%s+0x%" PRIx64, base, f->address);
+		n = text_utf8_valid_copy(buf, size, base, strlen(base));
+		snprintf(buf + n, size - n, "+0x%" PRIx64, f->address);
 	} else {
 		snprintf(buf, size, "[unknown]");
 	}
@@ -138,29 +144,6 @@ static int htab_reserve(struct htab *h, htab_hash_fn_t hash_of, const void *ctx)
 	return 0;
 }
 
-static int grow_array(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 16;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2)
-			return -ENOMEM;
-		ncap *= 2;
-	}
-	if (ncap > SIZE_MAX / elem)
-		return -ENOMEM;
-	n = realloc(*arr, ncap * elem);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
-
 /* ---- strings ---- */
 
 #define STR_CHUNK (64u << 10)
@@ -234,7 +217,7 @@ static char *strset_alloc(struct prof_strset *s, size_t size)
 		s->chunk_used += size;
 		return c;
 	}
-	if (grow_array((void **)&s->chunks, &s->chunks_cap, s->nchunks + 1, sizeof(*s->chunks)))
+	if (array_ensure((void **)&s->chunks, &s->chunks_cap, sizeof(*s->chunks), s->nchunks + 1))
 		return NULL;
 	csize = size > STR_CHUNK / 4 ? size : STR_CHUNK;
 	c = malloc(csize);
@@ -280,7 +263,7 @@ int prof_strset__add(struct prof_strset *s, const char *str, size_t len)
 	err = htab_reserve(&s->ht, str_hash_of, s);
 	if (err)
 		return err;
-	err = grow_array((void **)&s->ents, &s->cap, s->n + 1, sizeof(*s->ents));
+	err = array_ensure((void **)&s->ents, &s->cap, sizeof(*s->ents), s->n + 1);
 	if (err)
 		return err;
 	copy = strset_alloc(s, k.len + 1);
@@ -387,7 +370,31 @@ void profile__free(struct profile *p)
 	free(p);
 }
 
-/* Interns @str (NULL stays NULL). Returns 0 with *@id and *@out set, or -errno. */
+/*
+ * Adds @str (@len bytes) to @s made well-formed UTF-8 (base/text's rule, one '?' per bad byte),
+ * so every name in the model, and in every writer's output, is valid UTF-8: names come from
+ * /proc (comm is cut at 15 bytes, mid-character too), from symbol tables and from runtimes, all
+ * untrusted. Control characters stay: each writer escapes them for its format. Returns the
+ * string's index or -errno.
+ */
+static int strset_add_clean(struct prof_strset *s, const char *str, size_t len)
+{
+	char *clean;
+	int i;
+
+	if (text_utf8_is_valid(str, len))
+		return prof_strset__add(s, str, len);
+	clean = malloc(len + 1);
+	if (!clean)
+		return -ENOMEM;
+	/* one '?' per bad byte: the length stays @len */
+	len = text_utf8_valid_copy(clean, len + 1, str, len);
+	i = prof_strset__add(s, clean, len);
+	free(clean);
+	return i;
+}
+
+/* Interns @str (NULL stays NULL), made valid UTF-8. Returns 0 with *@id and *@out set, or -errno. */
 static int intern(struct profile *p, const char *str, uint32_t *id, const char **out)
 {
 	int i;
@@ -398,7 +405,7 @@ static int intern(struct profile *p, const char *str, uint32_t *id, const char *
 			*out = NULL;
 		return 0;
 	}
-	i = prof_strset__add(p->strs, str, strlen(str));
+	i = strset_add_clean(p->strs, str, strlen(str));
 	if (i < 0)
 		return i;
 	*id = (uint32_t)i;
@@ -525,10 +532,11 @@ int profile__frame(struct profile *p, const struct prof_frame_info *info)
 	if (p->nframes >= MAX_ENTRIES)
 		return -E2BIG;
 	if ((err = htab_reserve(&p->frame_ht, frame_hash_of, p)) ||
-	    (err = grow_array((void **)&p->frames, &p->frames_cap, p->nframes + 1, sizeof(f))) ||
-	    (err = grow_array((void **)&p->frame_keys, &p->frame_keys_cap, p->nframes + 1, sizeof(k))) ||
-	    (err = grow_array((void **)&p->frame_hashes, &p->frame_hashes_cap, p->nframes + 1,
-			      sizeof(h))))
+	    (err = array_ensure((void **)&p->frames, &p->frames_cap, sizeof(f), p->nframes + 1)) ||
+	    (err = array_ensure((void **)&p->frame_keys, &p->frame_keys_cap, sizeof(k),
+				p->nframes + 1)) ||
+	    (err = array_ensure((void **)&p->frame_hashes, &p->frame_hashes_cap, sizeof(h),
+				p->nframes + 1)))
 		return err;
 	p->frames[p->nframes] = f;
 	p->frame_keys[p->nframes] = k;
@@ -584,11 +592,11 @@ static int intern_labels(struct profile *p, const struct prof_labels *in, uint32
 	if (p->nlabels >= MAX_ENTRIES)
 		return -E2BIG;
 	if ((err = htab_reserve(&p->label_ht, labels_hash_of, p)) ||
-	    (err = grow_array((void **)&p->labels, &p->labels_cap, p->nlabels + 1, sizeof(l))) ||
-	    (err = grow_array((void **)&p->label_keys, &p->label_keys_cap, p->nlabels + 1,
-			      sizeof(k))) ||
-	    (err = grow_array((void **)&p->label_hashes, &p->label_hashes_cap, p->nlabels + 1,
-			      sizeof(h))))
+	    (err = array_ensure((void **)&p->labels, &p->labels_cap, sizeof(l), p->nlabels + 1)) ||
+	    (err = array_ensure((void **)&p->label_keys, &p->label_keys_cap, sizeof(k),
+				p->nlabels + 1)) ||
+	    (err = array_ensure((void **)&p->label_hashes, &p->label_hashes_cap, sizeof(h),
+				p->nlabels + 1)))
 		return err;
 	p->labels[p->nlabels] = l;
 	p->label_keys[p->nlabels] = k;
@@ -640,10 +648,10 @@ static int intern_stack(struct profile *p, const uint32_t *frames, size_t n, uin
 	if (p->nstacks >= MAX_ENTRIES)
 		return -E2BIG;
 	if ((err = htab_reserve(&p->stack_ht, stack_hash_of, p)) ||
-	    (err = grow_array((void **)&p->stacks, &p->stacks_cap, p->nstacks + 1,
-			      sizeof(*p->stacks))) ||
-	    (err = grow_array((void **)&p->stack_pool, &p->pool_cap, p->pool_len + n,
-			      sizeof(uint32_t))))
+	    (err = array_ensure((void **)&p->stacks, &p->stacks_cap, sizeof(*p->stacks),
+				p->nstacks + 1)) ||
+	    (err = array_ensure((void **)&p->stack_pool, &p->pool_cap, sizeof(uint32_t),
+				p->pool_len + n)))
 		return err;
 	if (n)
 		memcpy(p->stack_pool + p->pool_len, frames, n * sizeof(uint32_t));
@@ -708,8 +716,8 @@ int profile__add(struct profile *p, const uint32_t *frames, size_t nframes,
 		if (p->nsamples >= MAX_ENTRIES)
 			return -E2BIG;
 		if ((err = htab_reserve(&p->sample_ht, sample_hash_of, p)) ||
-		    (err = grow_array((void **)&p->samples, &p->samples_cap, p->nsamples + 1,
-				      sizeof(*p->samples))))
+		    (err = array_ensure((void **)&p->samples, &p->samples_cap, sizeof(*p->samples),
+					p->nsamples + 1)))
 			return err;
 		p->samples[p->nsamples] = (struct sample){ .stack = key[0], .labels = key[1], .hash = h };
 		htab_find(&p->sample_ht, h, sample_eq, p, key, &slot);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
+#include "base/text.h"
 #include "profile/profile.h"
 
 /* A small string-keyed accumulator: open addressing, grows at 50% load. */
@@ -146,10 +148,12 @@ bool report_is_system_dso(const char *path)
 	if (strstr(b, ".so") && (!strncmp(path, "/lib/", 5) || !strncmp(path, "/lib64/", 7) ||
 				 !strncmp(path, "/usr/lib/", 9) || !strncmp(path, "/usr/lib64/", 11)))
 		return true;
-	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++)
 		if (!strncmp(b, prefixes[i], strlen(prefixes[i])))
 			return true;
-	return false;
+	/* The CPython executable of a static build (Debian's python3.11, pyenv's): its frames are
+	 * the interpreter's, under the Python function that ran them. */
+	return !strncmp(b, "python", 6) && (!b[6] || (b[6] >= '0' && b[6] <= '9'));
 }
 
 bool report_is_go_std(const char *function)
@@ -329,12 +333,13 @@ static int account_sample(const struct profile *p, const struct prof_sample *s, 
 
 		if (leaf && leaf->mapping && leaf->function &&
 		    !strcmp(leaf->mapping, REPORT_WAIT_MAPPING)) {
-			char reason[128];
 			const char *colon = strchr(leaf->function, ':');
+			const char *from = colon ? colon + 2 : leaf->function;
+			char reason[128];
 			struct acc_entry *w, *re;
 			struct acc *reasons, *rfuncs;
 
-			snprintf(reason, sizeof(reason), "%s", colon ? colon + 2 : leaf->function);
+			text_utf8_valid_copy(reason, sizeof(reason), from, strlen(from));
 			reason[strcspn(reason, "]")] = '\0';
 			if (add_value(ra->waits, owner, 0, v, &w))
 				return -ENOMEM;
@@ -532,7 +537,7 @@ static int round_pct(double v)
 	return (int)(v + 0.5);
 }
 
-int report_answer(const struct report *r, unsigned int seconds, const char *what,
+static int answer(const struct report *r, unsigned int seconds, const char *what,
 		  const char *where, char *buf, size_t size)
 {
 	const struct report_group *g;
@@ -552,7 +557,7 @@ int report_answer(const struct report *r, unsigned int seconds, const char *what
 	return n;
 }
 
-int report_answer_target(const struct report *r, unsigned int seconds, const char *who,
+static int answer_target(const struct report *r, unsigned int seconds, const char *who,
 			 double share, const char *what, const char *where, char *buf, size_t size)
 {
 	if (!r->ntop || r->total <= 0)
@@ -576,7 +581,7 @@ static const struct report_group *top_waiter(const struct report *r, const struc
 	return best;
 }
 
-int report_answer_wall(const struct report *r, unsigned int seconds, const char *who, char *buf,
+static int answer_wall(const struct report *r, unsigned int seconds, const char *who, char *buf,
 		       size_t size)
 {
 	const char *s = seconds == 1 ? "" : "s";
@@ -638,7 +643,7 @@ static const char *fmt_bytes(int64_t b, char *buf, size_t size)
 	return buf;
 }
 
-int report_answer_memory(const struct report *r, unsigned int seconds, const char *who,
+static int answer_memory(const struct report *r, unsigned int seconds, const char *who,
 			 bool held, char *buf, size_t size)
 {
 	char b[32];
@@ -661,7 +666,7 @@ int report_answer_memory(const struct report *r, unsigned int seconds, const cha
 			r->ntop ? r->top[0].name : "[unknown]");
 }
 
-int report_answer_locks(const struct report *r, unsigned int seconds, const char *who,
+static int answer_locks(const struct report *r, unsigned int seconds, const char *who,
 			char *buf, size_t size)
 {
 	const char *s = seconds == 1 ? "" : "s";
@@ -691,7 +696,7 @@ int report_answer_locks(const struct report *r, unsigned int seconds, const char
 			r->groups[1].owner, fmt_seconds(r->groups[1].value, b, sizeof(b)));
 }
 
-int report_answer_growth(const struct report *r, unsigned int seconds, const char *who,
+static int answer_growth(const struct report *r, unsigned int seconds, const char *who,
 			 char *buf, size_t size)
 {
 	const char *s = seconds == 1 ? "" : "s";
@@ -718,4 +723,55 @@ int report_answer_growth(const struct report *r, unsigned int seconds, const cha
 			fmt_bytes(r->groups[0].value, a, sizeof(a)),
 			r->groups[0].top_function ? r->groups[0].top_function : "[unknown]",
 			r->groups[1].owner, fmt_bytes(r->groups[1].value, b, sizeof(b)));
+}
+
+/*
+ * Answers are cut to @size and carry names the caller gives (@who): the public answers end here,
+ * so an answer is valid UTF-8 cut at a character boundary (base/text's rule). Returns @n.
+ */
+static int answer_done(char *buf, size_t size, int n)
+{
+	if (!buf || !size)
+		return n;
+	if (n >= 0 && (size_t)n >= size)
+		text_utf8_trim_partial(buf);	/* before '?' would take the cut character */
+	text_utf8_valid_copy(buf, size, buf, strlen(buf));
+	return n;
+}
+
+int report_answer(const struct report *r, unsigned int seconds, const char *what,
+		  const char *where, char *buf, size_t size)
+{
+	return answer_done(buf, size, answer(r, seconds, what, where, buf, size));
+}
+
+int report_answer_target(const struct report *r, unsigned int seconds, const char *who,
+			 double share, const char *what, const char *where, char *buf, size_t size)
+{
+	return answer_done(buf, size,
+			   answer_target(r, seconds, who, share, what, where, buf, size));
+}
+
+int report_answer_wall(const struct report *r, unsigned int seconds, const char *who, char *buf,
+		       size_t size)
+{
+	return answer_done(buf, size, answer_wall(r, seconds, who, buf, size));
+}
+
+int report_answer_memory(const struct report *r, unsigned int seconds, const char *who,
+			 bool held, char *buf, size_t size)
+{
+	return answer_done(buf, size, answer_memory(r, seconds, who, held, buf, size));
+}
+
+int report_answer_locks(const struct report *r, unsigned int seconds, const char *who,
+			char *buf, size_t size)
+{
+	return answer_done(buf, size, answer_locks(r, seconds, who, buf, size));
+}
+
+int report_answer_growth(const struct report *r, unsigned int seconds, const char *who,
+			 char *buf, size_t size)
+{
+	return answer_done(buf, size, answer_growth(r, seconds, who, buf, size));
 }

@@ -5,7 +5,7 @@
  *
  * Everything is read from /proc/PID/maps (which libraries are mapped), /proc/PID/exe (the
  * kernel's link to the running executable, opened, never resolved as a path string) and, for
- * files named in the maps, through /proc/PID/root with open_in_root() (a link in a container
+ * files named in the maps, through /proc/PID/root with base/safe_open (a link in a container
  * cannot lead out of it). Every read is bounded: at most RUNTIME_SCAN_MAX bytes of a file are
  * scanned, in chunks.
  *
@@ -99,19 +99,7 @@ int runtime_jvm_version_from_path(const char *path, char *ver, size_t size);
  * "1.19", "1.21", "1.23". */
 int runtime_go_version_from_string(const char *s, size_t len, char *ver, size_t size);
 
-/* Reads @len bytes at virtual address @addr of the binary into @buf. Returns 0 or -errno. */
-typedef int (*runtime_vread_fn_t)(void *ctx, uint64_t addr, void *buf, size_t len);
-
-/*
- * Go build info: @blob (@len bytes) starts with the 32-byte header "\xff Go buildinf:"
- * ptrsize flags ... Go 1.18+ stores the version inline (flags & 2: varint length + bytes
- * after the header); earlier versions store pointers to a string header, which are read with
- * @vread (may be NULL: then such a blob gives -EINVAL). Returns 0 with "1.19" in @ver;
- * -EINVAL for a bad magic, a truncated blob, a bad pointer size or an overlong string; the
- * error of @vread.
- */
-int runtime_go_parse_buildinfo(const void *blob, size_t len, runtime_vread_fn_t vread, void *ctx,
-			       char *ver, size_t size);
+/* The Go build info parser is in runtimes/go/buildinfo.h. */
 
 /* A libnode path or soname: "libnode.so.115" -> "20" (the ABI number NODE_MODULE_VERSION,
  * known from Node.js 12 to 24). */

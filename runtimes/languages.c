@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtimes/languages.h"
 
+/* CPython: one row per version the test profiles. */
+#define PYTHON_HOW "its frames walked by eBPF; qualname, file and line from its code objects"
+#define PYTHON_TEST "tests/integration/test_python_cpu.sh"
+
 static const struct language_row rows[] = {
 	{ "Native (C)", "gcc 12 -O2, without frame pointers",
 	  "ELF symbols of the binary, read inside its container",
@@ -9,6 +13,15 @@ static const struct language_row rows[] = {
 	  "the binary's .gopclntab, read inside its container; heap, allocations, goroutines and "
 	  "mutexes from its net/http/pprof, found inside its container",
 	  "tests/integration/test_go_cpu.sh, tests/integration/test_go_pprof.sh" },
+	{ "CPython", "3.11 (Debian 12's /usr/bin/python3.11, static)", PYTHON_HOW, PYTHON_TEST },
+	{ "CPython", "3.6 (pyenv, libpython)", PYTHON_HOW, PYTHON_TEST },
+	{ "CPython", "3.7 (pyenv, libpython)", PYTHON_HOW, PYTHON_TEST },
+	{ "CPython", "3.8 (pyenv, libpython)", PYTHON_HOW, PYTHON_TEST },
+	{ "CPython", "3.9 (pyenv, libpython)", PYTHON_HOW, PYTHON_TEST },
+	{ "CPython", "3.10 (pyenv, libpython)", PYTHON_HOW, PYTHON_TEST },
+	{ "CPython", "3.11 (pyenv, libpython)", PYTHON_HOW, PYTHON_TEST },
+	{ "CPython", "3.12 (pyenv, libpython)", PYTHON_HOW, PYTHON_TEST },
+	{ "CPython", "3.13 (pyenv, libpython)", PYTHON_HOW, PYTHON_TEST },
 };
 
 const struct language_row *languages_table(size_t *n)

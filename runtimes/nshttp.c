@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
+
 #define ERR_BODY_MAX 128		/* bytes of a non-200 body kept for the message */
 #define STATUS_LINE_MAX 80
 #define URL_MAX (sizeof("http://:65535") + NSHTTP_HOST_MAX + NSHTTP_PATH_LEN_MAX)
@@ -111,14 +113,6 @@ static CURLcode curl_init_rc;
 static void curl_init(void)
 {
 	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 static size_t on_header(char *p, size_t size, size_t n, void *ctx)
@@ -365,7 +359,7 @@ static int run_all(struct xfer *x, size_t n, const struct nshttp_opts *opts)
 		if (x[i].timeout_ms > max_ms)
 			max_ms = x[i].timeout_ms;
 	}
-	deadline = now_ms() + (uint64_t)max_ms + DEADLINE_SLACK_MS;
+	deadline = clock_mono_ms() + (uint64_t)max_ms + DEADLINE_SLACK_MS;
 	for (;;) {
 		if (curl_multi_perform(m, &still) != CURLM_OK) {
 			err = -EIO;
@@ -385,7 +379,7 @@ static int run_all(struct xfer *x, size_t n, const struct nshttp_opts *opts)
 			curl_multi_remove_handle(m, x[i].h);
 			x[i].added = false;
 		}
-		if (!still || decided(x, n) || now_ms() >= deadline)
+		if (!still || decided(x, n) || clock_mono_ms() >= deadline)
 			break;
 		if (curl_multi_poll(m, NULL, 0, 100, NULL) != CURLM_OK) {
 			err = -EIO;
@@ -395,7 +389,7 @@ static int run_all(struct xfer *x, size_t n, const struct nshttp_opts *opts)
 out:
 	for (i = 0; i < n; i++) {
 		if (!x[i].done)
-			xfer_abandon(&x[i], still && !err && now_ms() >= deadline ? -ETIMEDOUT :
+			xfer_abandon(&x[i], still && !err && clock_mono_ms() >= deadline ? -ETIMEDOUT :
 										    -ECANCELED);
 		if (x[i].added)
 			curl_multi_remove_handle(m, x[i].h);

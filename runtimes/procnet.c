@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/array.h"
+
 /* One field of a line: [p, p + len). */
 struct tok {
 	const char *p;
@@ -19,17 +21,6 @@ enum { F_SL, F_LOCAL, F_REMOTE, F_STATE, F_QUEUES, F_TIMER, F_RETR, F_UID, F_TIM
 
 #define FIELD_MAX 64	/* longer than any field the kernel prints: "overlong" */
 
-static int hex_val(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 /* Exactly @n (1..8) hex digits at @p. */
 static int parse_hex32(const char *p, size_t n, uint32_t *out)
 {
@@ -38,7 +29,7 @@ static int parse_hex32(const char *p, size_t n, uint32_t *out)
 	int d;
 
 	for (i = 0; i < n; i++) {
-		d = hex_val((unsigned char)p[i]);
+		d = hex_digit((unsigned char)p[i]);
 		if (d < 0)
 			return -EINVAL;
 		v = v << 4 | (uint32_t)d;
@@ -52,7 +43,7 @@ static bool all_hex(const char *p, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (hex_val((unsigned char)p[i]) < 0)
+		if (hex_digit((unsigned char)p[i]) < 0)
 			return false;
 	}
 	return n > 0;

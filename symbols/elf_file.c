@@ -12,6 +12,7 @@ struct elf_file {
 	int fd;			/* -1: in memory */
 	const uint8_t *mem;
 	uint64_t size;
+	uint64_t allocated;	/* bytes on disk (st_blocks), 0: unknown */
 	bool is64, swap;
 	bool shdrs_ignored;
 	Elf64_Ehdr eh;
@@ -91,7 +92,7 @@ int elf_file__read(const struct elf_file *ef, uint64_t off, uint64_t len, void *
 		return -EINVAL;
 	if (off > ef->size || len > ef->size - off)
 		return -EINVAL;
-	if (len > ELF_FILE_MAX_READ)
+	if (len > ELF_FILE_MAX_READ || !elf_file__backed(ef, len))
 		return -E2BIG;
 	buf = malloc(len + 1);
 	if (!buf)
@@ -276,7 +277,8 @@ static int read_sections(struct elf_file *ef, uint64_t *phnum)
 	shstrndx = ef->eh.e_shstrndx == SHN_XINDEX ? sh0.sh_link : ef->eh.e_shstrndx;
 	if (ef->eh.e_phnum == PN_XNUM)
 		*phnum = sh0.sh_info;
-	if (!shnum || shnum > ELF_FILE_MAX_SECTIONS || !table_fits(ef, ef->eh.e_shoff, shnum, ent))
+	if (!shnum || shnum > ELF_FILE_MAX_SECTIONS ||
+	    !table_fits(ef, ef->eh.e_shoff, shnum, ent) || !elf_file__backed(ef, shnum * ent))
 		goto ignore;
 	err = read_table(ef, ef->eh.e_shoff, shnum, ent, &tab, sizeof(Elf64_Shdr), decode_shdr_v);
 	if (err)
@@ -289,7 +291,7 @@ static int read_sections(struct elf_file *ef, uint64_t *phnum)
 	if (strsh->sh_type != SHT_STRTAB || strsh->sh_size > ELF_FILE_MAX_SHSTRTAB)
 		return 0;
 	err = elf_file__read(ef, strsh->sh_offset, strsh->sh_size, &tab);
-	if (err == -EINVAL)
+	if (err == -EINVAL || err == -E2BIG)
 		return 0;
 	if (err)
 		return err;
@@ -344,6 +346,19 @@ err_free:
 	return err;
 }
 
+bool elf_file__backed(const struct elf_file *ef, uint64_t len)
+{
+	/* st_blocks 0 for a non-empty file: a filesystem that does not count blocks (FUSE). */
+	if (!ef || ef->mem || !ef->allocated || len <= ELF_FILE_SPARSE_SLACK)
+		return true;
+	return len <= ELF_FILE_SPARSE_SLACK + ef->allocated * ELF_FILE_SPARSE_RATIO;
+}
+
+uint64_t elf_file__allocated(const struct elf_file *ef)
+{
+	return ef->mem || !ef->allocated ? ef->size : ef->allocated;
+}
+
 static uint64_t max_file_size(const struct elf_file_opts *opts)
 {
 	return opts && opts->max_file_size ? opts->max_file_size : ELF_FILE_MAX_FILE_DEFAULT;
@@ -367,6 +382,7 @@ int elf_file__open(int fd, const struct elf_file_opts *opts, struct elf_file **o
 		return -ENOMEM;
 	ef->fd = fd;
 	ef->size = (uint64_t)sb.st_size;
+	ef->allocated = (uint64_t)sb.st_blocks * 512;
 	return open_common(ef, out);
 }
 
@@ -524,4 +540,226 @@ int elf_file__next_note(const struct elf_file *ef, const void *buf, size_t len, 
 	/* The padding after the last note may be missing. */
 	*off = next < len ? next : len;
 	return 1;
+}
+
+int elf_file__find_note(const struct elf_file *ef, const char *name, uint32_t type)
+{
+	size_t i, off, nlen = strlen(name) + 1;
+	const Elf64_Phdr *ph;
+	struct elf_note note;
+	void *buf;
+	int err;
+
+	for (i = 0; i < ef->phnum; i++) {
+		ph = &ef->phdrs[i];
+		if (ph->p_type != PT_NOTE || !ph->p_filesz || ph->p_filesz > ELF_FILE_MAX_NOTES)
+			continue;
+		err = elf_file__read(ef, ph->p_offset, ph->p_filesz, &buf);
+		if (err == -EINVAL)
+			continue;	/* outside the file */
+		if (err)
+			return err;
+		off = 0;
+		while (elf_file__next_note(ef, buf, ph->p_filesz, ph->p_align, &off, &note)) {
+			if (note.type == type && note.namesz == nlen &&
+			    !memcmp(note.name, name, nlen)) {
+				free(buf);
+				return 0;
+			}
+		}
+		free(buf);
+	}
+	return -ENOENT;
+}
+
+int elf_file__read_vaddr(const struct elf_file *ef, uint64_t addr, uint64_t len, void *buf)
+{
+	const Elf64_Phdr *ph;
+	uint64_t rel;
+	size_t i;
+
+	if (!ef || !buf)
+		return -EINVAL;
+	for (i = 0; i < ef->phnum; i++) {
+		ph = &ef->phdrs[i];
+		if (ph->p_type != PT_LOAD || addr < ph->p_vaddr)
+			continue;
+		rel = addr - ph->p_vaddr;
+		if (rel > ph->p_filesz || len > ph->p_filesz - rel)
+			continue;
+		/* p_offset + rel may still wrap or pass the end: read_into checks the range. */
+		if (ph->p_offset > UINT64_MAX - rel)
+			return -EINVAL;
+		return elf_file__read_into(ef, ph->p_offset + rel, len, buf);
+	}
+	return -EFAULT;
+}
+
+/* The section @i links to, if it has type @type and lies inside the file; NULL otherwise. */
+static const Elf64_Shdr *linked(const struct elf_file *ef, uint64_t i, uint32_t type)
+{
+	const Elf64_Shdr *sh = i ? elf_file__shdr(ef, (size_t)i) : NULL;
+
+	if (!sh || sh->sh_type != type || sh->sh_offset > ef->size ||
+	    sh->sh_size > ef->size - sh->sh_offset)
+		return NULL;
+	return sh;
+}
+
+static uint32_t gnu_hash(const char *s)
+{
+	uint32_t h = 5381;
+
+	for (; *s; s++)
+		h = h * 33 + (uint8_t)*s;
+	return h;
+}
+
+/* Reads symbol @idx of @symsh and checks that it is defined and named @name. */
+static int match_sym(const struct elf_file *ef, const Elf64_Shdr *symsh, const Elf64_Shdr *strsh,
+		     uint64_t idx, const char *name, Elf64_Sym *sym)
+{
+	size_t ent = elf_file__sym_size(ef), nlen = strlen(name) + 1;
+	uint8_t raw[sizeof(Elf64_Sym)];
+	char str[256];
+	int err;
+
+	if (idx >= symsh->sh_size / ent || nlen > sizeof(str))
+		return -ENOENT;
+	err = elf_file__read_into(ef, symsh->sh_offset + idx * ent, ent, raw);
+	if (err)
+		return err;
+	elf_file__sym(ef, raw, sym);
+	if (sym->st_shndx == SHN_UNDEF || sym->st_name >= strsh->sh_size ||
+	    nlen > strsh->sh_size - sym->st_name)
+		return -ENOENT;
+	err = elf_file__read_into(ef, strsh->sh_offset + sym->st_name, nlen, str);
+	if (err)
+		return err;
+	return memcmp(str, name, nlen) ? -ENOENT : 0;
+}
+
+/* Chain words are read this many at a time. */
+#define GNU_CHAIN_BATCH 64u
+/* A chain longer than this is hostile. */
+#define GNU_CHAIN_MAX (1u << 20)
+
+/*
+ * The GNU hash section: nbuckets, symoffset, bloom_size, bloom_shift, the bloom words (4 or 8
+ * bytes by class), the buckets, then one chain word per symbol from symoffset on; the low bit
+ * of a chain word ends the chain.
+ */
+int elf_file__gnu_hash_lookup(const struct elf_file *ef, const char *name, Elf64_Sym *out)
+{
+	const Elf64_Shdr *hsh, *symsh, *strsh;
+	uint32_t hdr[4], hash = gnu_hash(name), chain[GNU_CHAIN_BATCH], bucket;
+	uint64_t word = ef->is64 ? 8 : 4, boff, coff, c, idx, steps = 0, n, k;
+	Elf64_Sym sym;
+	int err;
+
+	if (elf_file__section_by_type(ef, SHT_GNU_HASH, &hsh) < 0 || hsh->sh_size < 16 ||
+	    hsh->sh_offset > ef->size || hsh->sh_size > ef->size - hsh->sh_offset)
+		return -EOPNOTSUPP;
+	symsh = linked(ef, hsh->sh_link, SHT_DYNSYM);
+	strsh = symsh ? linked(ef, symsh->sh_link, SHT_STRTAB) : NULL;
+	if (!strsh || symsh->sh_entsize != elf_file__sym_size(ef))
+		return -EOPNOTSUPP;
+	if (elf_file__read_into(ef, hsh->sh_offset, sizeof(hdr), hdr))
+		return -EOPNOTSUPP;
+	for (k = 0; k < 4; k++)
+		hdr[k] = elf_file__word(ef, &hdr[k]);
+	boff = 16 + (uint64_t)hdr[2] * word;
+	coff = boff + (uint64_t)hdr[0] * 4;
+	if (!hdr[0] || coff > hsh->sh_size)
+		return -EOPNOTSUPP;
+	err = elf_file__read_into(ef, hsh->sh_offset + boff + (hash % hdr[0]) * 4, 4, &bucket);
+	if (err)
+		return err;
+	idx = elf_file__word(ef, &bucket);
+	if (idx < hdr[1])
+		return -ENOENT;
+	while (steps < GNU_CHAIN_MAX) {
+		c = coff + (idx - hdr[1]) * 4;
+		if (c > hsh->sh_size - 4)
+			return -ENOENT;
+		n = (hsh->sh_size - c) / 4;
+		n = n < GNU_CHAIN_BATCH ? n : GNU_CHAIN_BATCH;
+		err = elf_file__read_into(ef, hsh->sh_offset + c, n * 4, chain);
+		if (err)
+			return err;
+		for (k = 0; k < n; k++, idx++, steps++) {
+			uint32_t h2 = elf_file__word(ef, &chain[k]);
+
+			if ((h2 | 1) == (hash | 1)) {
+				err = match_sym(ef, symsh, strsh, idx, name, &sym);
+				if (!err) {
+					*out = sym;
+					return 0;
+				}
+				if (err != -ENOENT)
+					return err;
+			}
+			if (h2 & 1)
+				return -ENOENT;
+		}
+	}
+	return -ENOENT;
+}
+
+/* Calls @fn for the defined, named symbols of the table @tab (@len bytes, strings @str). */
+static int walk_syms(const struct elf_file *ef, const uint8_t *tab, uint64_t len, const char *str,
+		     uint64_t strlen_, elf_file_sym_fn_t fn, void *ctx)
+{
+	size_t ent = elf_file__sym_size(ef);
+	Elf64_Sym sym;
+	uint64_t i;
+	int ret;
+
+	for (i = 0; i + ent <= len; i += ent) {
+		elf_file__sym(ef, tab + i, &sym);
+		/* The string table is NUL-terminated at strlen_ by elf_file__read(). */
+		if (sym.st_shndx == SHN_UNDEF || !sym.st_name || sym.st_name >= strlen_)
+			continue;
+		ret = fn(ctx, str + sym.st_name, &sym);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int elf_file__foreach_sym(const struct elf_file *ef, uint32_t type, uint64_t max,
+			  elf_file_sym_fn_t fn, void *ctx)
+{
+	const Elf64_Shdr *sh, *strsh;
+	void *tab, *str;
+	uint64_t len, slen;
+	size_t i;
+	int ret;
+
+	if (!ef || !fn)
+		return -EINVAL;
+	for (i = 1; i < ef->shnum; i++) {
+		sh = &ef->shdrs[i];
+		strsh = linked(ef, sh->sh_link, SHT_STRTAB);
+		if (sh->sh_type != type || sh->sh_entsize != elf_file__sym_size(ef) || !strsh)
+			continue;
+		ret = elf_file__read_section(ef, i, max, &tab, &len);
+		if (ret == -EINVAL || ret == -E2BIG)
+			continue;
+		if (ret)
+			return ret;
+		ret = elf_file__read_section(ef, sh->sh_link, max, &str, &slen);
+		if (ret) {
+			free(tab);
+			if (ret == -EINVAL || ret == -E2BIG)
+				continue;
+			return ret;
+		}
+		ret = walk_syms(ef, tab, len, str, slen, fn, ctx);
+		free(str);
+		free(tab);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }

@@ -35,6 +35,15 @@
 /* The section-name table is read at open; larger ones leave sections nameless. */
 #define ELF_FILE_MAX_SHSTRTAB (4u << 20)
 
+/*
+ * A sparse file can claim gigabytes of sections that are holes on disk (a 2 MB executable
+ * that still runs). A read that allocates more than ELF_FILE_SPARSE_SLACK must be backed by
+ * data: at most ELF_FILE_SPARSE_RATIO times the bytes the file has on disk (st_blocks; the
+ * ratio leaves room for filesystems that compress, which report fewer blocks).
+ */
+#define ELF_FILE_SPARSE_SLACK (1u << 20)
+#define ELF_FILE_SPARSE_RATIO 4u
+
 struct elf_file_opts {
 	uint64_t max_file_size;	/* larger files give -EFBIG; default 2 GiB */
 };
@@ -62,6 +71,15 @@ const Elf64_Ehdr *elf_file__ehdr(const struct elf_file *ef);
 unsigned elf_file__class(const struct elf_file *ef);
 /* File size seen at open. */
 uint64_t elf_file__size(const struct elf_file *ef);
+/* Bytes the file has on disk (st_blocks * 512) seen at open; the size for an image in memory. */
+uint64_t elf_file__allocated(const struct elf_file *ef);
+
+/*
+ * Whether the file can hold @len bytes of data (the sparse-file rule above): true for an image
+ * in memory, for @len <= ELF_FILE_SPARSE_SLACK and where st_blocks is 0 (not counted). Callers
+ * check a claimed size with it before allocating for it; elf_file__read() does.
+ */
+bool elf_file__backed(const struct elf_file *ef, uint64_t len);
 
 /* Program headers (PN_XNUM resolved through section 0). elf_file__phdr: NULL past the end. */
 size_t elf_file__phnum(const struct elf_file *ef);
@@ -89,7 +107,8 @@ int elf_file__section_by_type(const struct elf_file *ef, uint32_t type, const El
 /*
  * Reads [@off, @off + @len) into a new buffer of @len + 1 bytes, NUL-terminated (string tables
  * can be used as is), that the caller frees. elf_file__read_into reads into @buf instead.
- * Returns 0, -EINVAL (the range is not inside the file), -E2BIG (@len > ELF_FILE_MAX_READ),
+ * Returns 0, -EINVAL (the range is not inside the file), -E2BIG (@len > ELF_FILE_MAX_READ, or
+ * elf_file__read() of more than the sparse file holds: !elf_file__backed()),
  * -ENOMEM, -EIO (the file shrank), -errno of pread.
  */
 int elf_file__read(const struct elf_file *ef, uint64_t off, uint64_t len, void **out);
@@ -128,5 +147,44 @@ struct elf_note {
  */
 int elf_file__next_note(const struct elf_file *ef, const void *buf, size_t len, uint64_t align,
 			size_t *off, struct elf_note *note);
+
+/* The largest PT_NOTE segment elf_file__find_note() reads; larger ones are skipped. */
+#define ELF_FILE_MAX_NOTES (64u << 10)
+
+/*
+ * Looks for a note named @name (without its NUL) of type @type in the PT_NOTE segments (the
+ * program headers: they survive sstrip; segments outside the file are skipped). Returns 0 when
+ * there is one, -ENOENT, or the -errno of reading a segment.
+ */
+int elf_file__find_note(const struct elf_file *ef, const char *name, uint32_t type);
+
+/*
+ * Reads @len bytes at virtual address @addr into @buf from the file part of the PT_LOAD segment
+ * that holds the whole range. Returns 0, -EFAULT when no segment does (or only in its bss),
+ * -EINVAL when @buf is NULL, or the errors of elf_file__read_into().
+ */
+int elf_file__read_vaddr(const struct elf_file *ef, uint64_t addr, uint64_t len, void *buf);
+
+/*
+ * Looks the defined symbol @name up through the GNU hash table (SHT_GNU_HASH) of .dynsym: a
+ * few small reads, not the whole table (Node.js exports 70000 symbols). Returns 0 and the
+ * symbol in @sym; -ENOENT when it is not there; -EOPNOTSUPP when the file has no usable table
+ * (none, a bad header, links to sections of the wrong type or entry size: callers then walk
+ * the table with elf_file__foreach_sym()); the -errno of a read.
+ */
+int elf_file__gnu_hash_lookup(const struct elf_file *ef, const char *name, Elf64_Sym *sym);
+
+/* Called per symbol; a non-zero return stops the walk and is returned. */
+typedef int (*elf_file_sym_fn_t)(void *ctx, const char *name, const Elf64_Sym *sym);
+
+/*
+ * Calls @fn for every defined (st_shndx != SHN_UNDEF), named symbol of every section of type
+ * @type (SHT_SYMTAB, SHT_DYNSYM), in file order. Tables whose entry size is not the class's,
+ * whose string table link is not a SHT_STRTAB, or which (or whose string table) are larger
+ * than @max bytes (0: ELF_FILE_MAX_READ) or lie outside the file are skipped. Returns 0,
+ * @fn's non-zero value, -ENOMEM or the -errno of a read.
+ */
+int elf_file__foreach_sym(const struct elf_file *ef, uint32_t type, uint64_t max,
+			  elf_file_sym_fn_t fn, void *ctx);
 
 #endif

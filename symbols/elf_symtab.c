@@ -20,6 +20,19 @@
 /* Note sections and segments larger than this (.note.stapsdt) are not searched for ids. */
 #define NOTE_MAX (64u << 10)
 
+/* The kept names of one file: more gives -E2BIG (a table of distinct names this large is hostile). */
+#define NAMES_MAX (64u << 20)
+/*
+ * Demangling is bounded three ways (a 213-byte name demangles to 63 MB): mangled names longer
+ * than DEMANGLE_MAX_IN, and those whose worst-case output (demangle_bound()) is over
+ * DEMANGLE_MAX_BOUND, are not demangled; an output longer than DEMANGLE_MAX_OUT is dropped;
+ * the cache stops at DEMANGLE_CACHE_MAX bytes. The mangled name is shown instead.
+ */
+#define DEMANGLE_MAX_IN 1024u
+#define DEMANGLE_MAX_BOUND (16u << 20)
+#define DEMANGLE_MAX_OUT (4u << 10)
+#define DEMANGLE_CACHE_MAX (16u << 20)
+
 _Static_assert(STR_WINDOW > MAX_NAME_LEN, "a name must fit in the string window");
 
 /*
@@ -50,6 +63,7 @@ struct elf_symtab {
 	char *names;	/* the kept names only, back to back */
 	size_t names_len, names_cap;
 	char **demangled;	/* lazily allocated, one slot per symbol */
+	size_t demangled_bytes;	/* held by the demangled names, at most DEMANGLE_CACHE_MAX */
 	struct elf_seg *segs;
 	size_t nsegs;
 	unsigned e_type;
@@ -327,8 +341,8 @@ static int resolve_names(const struct elf_file *ef, const Elf64_Shdr *strsh, siz
 	need = w.size - st->syms[from].name;
 	if (need > (uint64_t)(st->nsyms - from) * (MAX_NAME_LEN + 1))
 		need = (uint64_t)(st->nsyms - from) * (MAX_NAME_LEN + 1);
-	if (need > UINT32_MAX - st->names_len)
-		need = UINT32_MAX - st->names_len;
+	if (need > NAMES_MAX - st->names_len)
+		need = NAMES_MAX - st->names_len;
 	if (st->names_len + need > st->names_cap) {
 		tmp = realloc(st->names, st->names_len + need);
 		if (!tmp)
@@ -460,6 +474,9 @@ static int load_table(const struct elf_file *ef, size_t symidx, size_t max_syms,
 	    sh->sh_size > elf_file__size(ef) - sh->sh_offset ||
 	    strsh->sh_offset > elf_file__size(ef) ||
 	    strsh->sh_size > elf_file__size(ef) - strsh->sh_offset)
+		return 0;
+	/* A sparse file's claim (holes read as zeros): walking it would only cost time. */
+	if (!elf_file__backed(ef, sh->sh_size) || !elf_file__backed(ef, strsh->sh_size))
 		return 0;
 	/* Section indexes past SHN_LORESERVE live in a parallel table (SHN_XINDEX). */
 	if (!find_shndx(ef, symidx, &xsh) &&
@@ -780,10 +797,65 @@ int elf_symtab__file_to_vaddr(const struct elf_symtab *st, uint64_t off, uint64_
 	return -ENOENT;
 }
 
+/* Digits of a T<n>_ reference, digits and capitals of an S<seq>_ one. */
+static bool is_seq_char(char ref, char c)
+{
+	return (c >= '0' && c <= '9') || (ref == 'S' && c >= 'A' && c <= 'Z');
+}
+
+/*
+ * An upper bound of the length __cxa_demangle() can produce from the @len bytes at @s, or
+ * UINT64_MAX past DEMANGLE_MAX_BOUND. Every back-reference (S<seq>_ substitution, T<n>_
+ * template parameter) prints a component that appeared before it, at most all the text so
+ * far: each one can double the output, and nothing else can grow it. Letters inside source
+ * names that look like references are counted too, which errs on the safe side.
+ */
+static uint64_t demangle_bound(const char *s, size_t len)
+{
+	uint64_t bound = len;
+	size_t i, j;
+
+	for (i = 0; i < len; i++) {
+		if (s[i] != 'S' && s[i] != 'T')
+			continue;
+		for (j = i + 1; j < len && is_seq_char(s[i], s[j]); j++)
+			;
+		if (j >= len || s[j] != '_')
+			continue;
+		bound *= 2;
+		if (bound > DEMANGLE_MAX_BOUND)
+			return UINT64_MAX;
+	}
+	return bound;
+}
+
+/* The demangled form of @raw (a new string), or NULL to show @raw as it is. */
+static char *demangle(struct elf_symtab *st, const char *raw)
+{
+	size_t len = strnlen(raw, DEMANGLE_MAX_IN + 1), out;
+	int status = -1;
+	char *dem;
+
+	if (len > DEMANGLE_MAX_IN || st->demangled_bytes >= DEMANGLE_CACHE_MAX ||
+	    demangle_bound(raw, len) == UINT64_MAX)
+		return NULL;
+	dem = __cxa_demangle(raw, NULL, NULL, &status);
+	if (status || !dem) {
+		free(dem);
+		return NULL;
+	}
+	out = strlen(dem);
+	if (out > DEMANGLE_MAX_OUT || out + 1 > DEMANGLE_CACHE_MAX - st->demangled_bytes) {
+		free(dem);
+		return NULL;
+	}
+	st->demangled_bytes += out + 1;
+	return dem;
+}
+
 static const char *sym_name(struct elf_symtab *st, size_t i)
 {
 	char *raw = st->names + st->syms[i].name, *dem;
-	int status = -1;
 
 	if (!__cxa_demangle || raw[0] != '_' || raw[1] != 'Z')
 		return raw;
@@ -793,12 +865,8 @@ static const char *sym_name(struct elf_symtab *st, size_t i)
 			return raw;
 	}
 	if (!st->demangled[i]) {
-		dem = __cxa_demangle(raw, NULL, NULL, &status);
-		if (status || !dem) {
-			free(dem);
-			dem = raw;
-		}
-		st->demangled[i] = dem;
+		dem = demangle(st, raw);
+		st->demangled[i] = dem ? dem : raw;
 	}
 	return st->demangled[i];
 }

@@ -74,7 +74,9 @@ int elf_symtab__file_to_vaddr(const struct elf_symtab *st, uint64_t off, uint64_
 
 /*
  * Names virtual address @vaddr: returns the function holding it (C++/Rust names demangled when
- * __cxa_demangle is linked in) and its start in @start (may be NULL), or NULL if none does.
+ * __cxa_demangle is linked in; names whose demangling could explode, or whose demangled form
+ * is over 4 KiB, stay mangled, and the cache of demangled names holds 16 MiB at most) and its
+ * start in @start (may be NULL), or NULL if none does.
  * The name is borrowed and lives as long as @st.
  */
 const char *elf_symtab__lookup(struct elf_symtab *st, uint64_t vaddr, uint64_t *start);

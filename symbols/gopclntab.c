@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "symbols/elf_file.h"
 
 #define MAGIC_116 0xfffffffau
@@ -27,7 +28,8 @@
 /* Bounds on hostile input. */
 #define MAX_NFUNC (1u << 24)
 #define MAX_INL_PER_FUNC (1u << 16)
-#define MAX_INL_TOTAL (1u << 24)
+/* 8 bytes each: 32 MiB at most (a 16 MB go binary has about 100000). */
+#define MAX_INL_TOTAL (1u << 22)
 /* pc-value steps decoded at load to size the inline trees, all functions together. */
 #define MAX_LOAD_STEPS (1u << 27)
 #define SCAN_CHUNK (1u << 20)
@@ -262,25 +264,21 @@ static int64_t find_func(const struct gopclntab *t, uint64_t pc)
 
 /* ---- pc-value tables ---- */
 
-/* Go's readvarint, at most 5 bytes for 32 bits. Returns bytes read, 0 if malformed. */
+/*
+ * Go's readvarint, at most 5 bytes for 32 bits (bits past 32 in the fifth byte are dropped, as
+ * Go does). Returns bytes read, 0 if malformed (cut off at @end, or longer than 5 bytes).
+ */
 static unsigned varint(const struct gopclntab *t, uint64_t p, uint64_t end, uint32_t *v)
 {
-	uint32_t val = 0;
-	unsigned n, shift = 0;
-	uint8_t b;
+	const uint8_t *q = t->data + p;
+	uint64_t val;
 
-	for (n = 0; n < 5; n++) {
-		if (p + n >= end)
-			return 0;
-		b = t->data[p + n];
-		val |= (uint32_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*v = val;
-			return n + 1;
-		}
-		shift += 7;
-	}
-	return 0;
+	if (p >= end)
+		return 0;
+	if (leb128_u64(&q, t->data + (end - p > 5 ? p + 5 : end), &val))
+		return 0;
+	*v = (uint32_t)val;
+	return (unsigned)(q - (t->data + p));
 }
 
 struct pcv {
@@ -713,8 +711,8 @@ static int load_at(struct gopclntab *t, const struct elf_file *ef, uint64_t off,
 	void *p;
 	int err;
 
-	if (len > ELF_FILE_MAX_READ)
-		len = ELF_FILE_MAX_READ;
+	if (len > GOPCLNTAB_MAX_READ)
+		len = GOPCLNTAB_MAX_READ;
 	err = elf_file__read(ef, off, len, &p);
 	if (err)
 		return err;
@@ -810,7 +808,7 @@ int gopclntab__from_elf(const struct elf_file *ef, const struct gopclntab_opts *
 			err = -EINVAL;
 			goto err_free;
 		}
-		if (sh->sh_size > ELF_FILE_MAX_READ) {
+		if (sh->sh_size > GOPCLNTAB_MAX_READ || !elf_file__backed(ef, sh->sh_size)) {
 			err = -E2BIG;
 			goto err_free;
 		}

@@ -35,6 +35,12 @@
 
 struct elf_file;
 
+/*
+ * The table is read whole (it is walked at random): at most this much, which holds the table
+ * of a 170 MB Go binary (a 16 MB one has 4.4 MB). Larger ones, and a table that a sparse
+ * file claims beyond the data it has (elf_file__backed()), give -E2BIG and no symbols.
+ */
+#define GOPCLNTAB_MAX_READ (48u << 20)
 /* Read-only data scanned for a header when there are no section headers. */
 #define GOPCLNTAB_MAX_SCAN (256u << 20)
 /* Frames of one pc: the physical function and up to 31 levels of inlining into it. */
@@ -58,7 +64,7 @@ struct go_frame {
  * Returns 0 and an object the caller frees with gopclntab__free(); -ENOENT (no table: not a
  * Go binary, or a Go binary without section headers and !opts.scan), -EPROTONOSUPPORT (a
  * table older than Go 1.16), -EINVAL (a malformed table or ELF), -E2BIG (a table larger
- * than ELF_FILE_MAX_READ), -ENOMEM, -errno of the reads.
+ * than GOPCLNTAB_MAX_READ or than the sparse file holds), -ENOMEM, -errno of the reads.
  */
 int gopclntab__from_fd(int fd, const struct gopclntab_opts *opts, struct gopclntab **out);
 int gopclntab__from_elf(const struct elf_file *ef, const struct gopclntab_opts *opts,

@@ -2,24 +2,12 @@
 #include "symbols/procmaps.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/fileio.h"
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#include "base/array.h"
+#include "base/proc.h"
 
 /* Parses 1..16 hex digits at *p; advances *p. Returns 0 or -EINVAL. */
 static int parse_hex(const char **p, uint64_t *out, unsigned max_digits)
@@ -29,31 +17,11 @@ static int parse_hex(const char **p, uint64_t *out, unsigned max_digits)
 	unsigned n = 0;
 	int d;
 
-	while ((d = hexval(*s)) >= 0) {
+	while ((d = hex_digit((unsigned char)*s)) >= 0) {
 		if (++n > max_digits)
 			return -EINVAL;
 		v = (v << 4) | (uint64_t)d;
 		s++;
-	}
-	if (!n)
-		return -EINVAL;
-	*p = s;
-	*out = v;
-	return 0;
-}
-
-static int parse_dec(const char **p, uint64_t *out)
-{
-	const char *s = *p;
-	uint64_t v = 0;
-	unsigned n = 0;
-
-	while (*s >= '0' && *s <= '9') {
-		if (v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
-			return -EINVAL;
-		v = v * 10 + (uint64_t)(*s - '0');
-		s++;
-		n++;
 	}
 	if (!n)
 		return -EINVAL;
@@ -106,7 +74,7 @@ int procmaps_parse_line(char *line, struct procmaps_entry *out)
 	p += 4;
 	if (expect(&p, ' ') || parse_hex(&p, &e.offset, 16) || expect(&p, ' ') ||
 	    parse_hex(&p, &maj, 8) || expect(&p, ':') || parse_hex(&p, &min, 8) || expect(&p, ' ') ||
-	    parse_dec(&p, &e.inode))
+	    parse_dec_u64(&p, UINT64_MAX, &e.inode))
 		return -EINVAL;
 	e.dev_major = (uint32_t)maj;
 	e.dev_minor = (uint32_t)min;
@@ -135,19 +103,14 @@ int procmaps_parse_line(char *line, struct procmaps_entry *out)
 
 int procmaps_foreach(const char *proc_root, int tgid, procmaps_fn_t fn, void *ctx)
 {
-	char path[PATH_MAX], *buf = NULL, *line, *nl;
+	char *buf = NULL, *line, *nl;
 	struct procmaps_entry e;
 	size_t len;
 	int err, n = 0;
 
 	if (tgid <= 0 || !fn)
 		return -EINVAL;
-	if (snprintf(path, sizeof(path), "%s/%d/maps", proc_root ? proc_root : "/proc", tgid) >=
-	    (int)sizeof(path))
-		return -ENAMETOOLONG;
-	err = read_file_bounded(AT_FDCWD, path, PROCMAPS_MAX_BYTES, &buf, &len);
-	if (err == -ENOENT || err == -ESRCH)
-		return -ESRCH;
+	err = proc_read(proc_root, (uint32_t)tgid, "maps", PROCMAPS_MAX_BYTES, &buf, &len);
 	if (err)
 		return err;
 	for (line = buf; line < buf + len; line = nl + 1) {

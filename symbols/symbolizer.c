@@ -13,6 +13,7 @@
 
 #include "base/fileio.h"
 #include "base/log.h"
+#include "base/safe_open.h"
 #include "symbols/elf_symtab.h"
 #include "symbols/gopclntab.h"
 #include "symbols/kallsyms.h"
@@ -276,36 +277,20 @@ static struct dso *dso_insert(struct symbolizer *s, struct elf_symtab *st)
 
 static int open_mapped_file(struct symbolizer *s, int tgid, const struct procmaps_entry *e)
 {
-	char path[PATH_MAX];
-	struct stat sb;
-	int fd, err;
+	/*
+	 * The path may name a newer file than the mapped one (a package upgrade), and
+	 * map_files may name a new mapping at the same range: the inode must be the mapped one.
+	 */
+	const struct safe_open_opts o = { .ino = e->inode };
+	int fd;
 
 	/* map_files opens the mapped file itself (even deleted) without walking any path. */
-	snprintf(path, sizeof(path), "%s/%d/map_files/%" PRIx64 "-%" PRIx64, s->proc_root, tgid,
-		 e->start, e->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd >= 0)
+	fd = safe_open_map_file(s->proc_root, (uint32_t)tgid, e->start, e->end, &o);
+	if (fd >= 0 || fd == -ENOTSUP || fd == -ESTALE)
 		return fd;
 	if (e->deleted || e->path[0] != '/')
 		return -ENOENT;
-	snprintf(path, sizeof(path), "%s/%d/root", s->proc_root, tgid);
-	fd = open_in_root(path, e->path, O_RDONLY);
-	if (fd < 0)
-		return fd;
-	/*
-	 * The path may name a newer file than the mapped one (a package upgrade). Compare the
-	 * low 32 bits of the inode only: overlayfs with xino sets high bits in st_ino.
-	 */
-	if (fstat(fd, &sb) < 0) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	if ((uint32_t)sb.st_ino != (uint32_t)e->inode) {
-		close(fd);
-		return -ESTALE;
-	}
-	return fd;
+	return safe_open_in_proc_root(s->proc_root, (uint32_t)tgid, e->path, &o);
 }
 
 /* ---- Go: names, file:line and inlined frames from .gopclntab ---- */
@@ -367,6 +352,8 @@ static struct dso *dso_for_file(struct symbolizer *s, int tgid, const struct pro
 	fd = open_mapped_file(s, tgid, e);
 	if (fd < 0) {
 		s->stats.dso_open_failures++;
+		if (safe_open_reason(fd))
+			s->stats.dso_refused++;
 		pr_debug_errno(fd, "symbolizer: open tgid=%d path=%s", tgid, e->path);
 		return NULL;
 	}

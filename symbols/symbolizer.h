@@ -88,6 +88,9 @@ struct symbolizer_stats {
 	uint64_t dso_loads;	/* ELF files parsed */
 	uint64_t dso_hits;	/* mappings served from the cache */
 	uint64_t dso_open_failures;	/* mapped files that could not be opened */
+	/* of those, refused by base/safe_open: not a regular file, replaced since mapped, a
+	 * link loop (safe_open_reason() of the error): a hostile or odd container */
+	uint64_t dso_refused;
 	uint64_t process_evictions;
 	uint64_t dso_evictions;
 };

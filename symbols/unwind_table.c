@@ -18,9 +18,18 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/array.h"
+#include "symbols/elf_file.h"
+
 _Static_assert(sizeof(struct unwind_row) == 12, "unwind_row is shared with BPF");
 
 #define MAX_SECTIONS (1u << 20)
+/*
+ * libelf allocates per section header (elf_begin) and per section read (elf_getdata), libdw
+ * reads (and inflates) every .debug_* section: claims are checked against these first.
+ */
+#define CLAIM_MAX_SECTIONS (1u << 16)
+#define CLAIM_MAX_BYTES (64u << 20)
 #define X86_64_REG_RBP 6
 #define X86_64_REG_RSP 7
 #define X86_64_REG_RA 16
@@ -58,60 +67,6 @@ struct builder {
 	struct unwind_table *t;
 };
 
-static int grow(void **p, size_t *cap, size_t n, size_t size)
-{
-	size_t c;
-	void *tmp;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 64;
-	if (c > SIZE_MAX / size)
-		return -ENOMEM;
-	tmp = realloc(*p, c * size);
-	if (!tmp)
-		return -ENOMEM;
-	*p = tmp;
-	*cap = c;
-	return 0;
-}
-
-static int read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
-{
-	unsigned shift = 0;
-	uint64_t r = 0;
-	uint8_t b;
-
-	do {
-		if (*p >= end || shift > 63)
-			return -EINVAL;
-		b = *(*p)++;
-		r |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	*v = r;
-	return 0;
-}
-
-static int read_sleb(const uint8_t **p, const uint8_t *end, int64_t *v)
-{
-	unsigned shift = 0;
-	uint64_t r = 0;
-	uint8_t b;
-
-	do {
-		if (*p >= end || shift > 63)
-			return -EINVAL;
-		b = *(*p)++;
-		r |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
-		r |= ~0ull << shift;
-	*v = (int64_t)r;
-	return 0;
-}
-
 static int read_fixed(const uint8_t **p, const uint8_t *end, unsigned n, bool sign, uint64_t *v)
 {
 	uint64_t r = 0;
@@ -144,7 +99,8 @@ static int read_encoded(const struct builder *b, const uint8_t **p, const uint8_
 		err = read_fixed(p, end, b->addr_size, false, v);
 		break;
 	case DW_EH_PE_uleb128:
-		err = read_uleb(p, end, v);
+		/* leb128's -ERANGE (over 64 bits) is malformed here too, not add_fde's range. */
+		err = leb128_u64(p, end, v) ? -EINVAL : 0;
 		break;
 	case DW_EH_PE_udata2:
 		err = read_fixed(p, end, 2, false, v);
@@ -156,7 +112,7 @@ static int read_encoded(const struct builder *b, const uint8_t **p, const uint8_
 		err = read_fixed(p, end, 8, false, v);
 		break;
 	case DW_EH_PE_sleb128:
-		err = read_sleb(p, end, &s);
+		err = leb128_s64(p, end, &s) ? -EINVAL : 0;
 		*v = (uint64_t)s;
 		break;
 	case DW_EH_PE_sdata2:
@@ -266,7 +222,7 @@ static int add_fde(struct builder *b, const Dwarf_FDE *fde)
 		return -EINVAL;
 	if (lo + len > UINT32_MAX)
 		return -ERANGE;
-	err = grow((void **)&b->fdes, &b->fdes_cap, b->nfdes, sizeof(*b->fdes));
+	err = array_ensure((void **)&b->fdes, &b->fdes_cap, sizeof(*b->fdes), b->nfdes + 1);
 	if (err)
 		return err;
 	b->fdes[b->nfdes++] = (struct fde_range){ lo, lo + len };
@@ -290,7 +246,8 @@ static int list_fdes(struct builder *b)
 		if (dwarf_cfi_cie_p(&ent)) {
 			err = cie_fde_encoding(b, &ent.cie, &enc);
 			if (!err)
-				err = grow((void **)&b->cies, &b->cies_cap, b->ncies, sizeof(*b->cies));
+				err = array_ensure((void **)&b->cies, &b->cies_cap,
+						   sizeof(*b->cies), b->ncies + 1);
 			if (err)
 				return err;
 			b->cies[b->ncies++] = (struct cie_info){ off, enc };
@@ -406,7 +363,7 @@ static int push_row(struct builder *b, const struct unwind_row *r)
 	}
 	if (t->nrows >= b->max_rows)
 		return -E2BIG;
-	err = grow((void **)&t->rows, &t->cap, t->nrows, sizeof(*t->rows));
+	err = array_ensure((void **)&t->rows, &t->cap, sizeof(*t->rows), t->nrows + 1);
 	if (err)
 		return err;
 	t->rows[t->nrows++] = *r;
@@ -494,6 +451,75 @@ static Elf_Scn *find_section(Elf *e, size_t shstrndx, const char *want, GElf_Shd
 		}
 	}
 	return NULL;
+}
+
+/* The bytes section @sh takes once read: its size, or for SHF_COMPRESSED what it inflates to. */
+static int claimed_size(const struct elf_file *ef, const Elf64_Shdr *sh, uint64_t *sz)
+{
+	Elf64_Chdr ch;
+	int err;
+
+	*sz = sh->sh_type == SHT_NOBITS ? 0 : sh->sh_size;
+	if (!(sh->sh_flags & SHF_COMPRESSED) || sh->sh_type == SHT_NOBITS)
+		return 0;
+	if (sh->sh_size < sizeof(ch))
+		return -EINVAL;
+	err = elf_file__read_into(ef, sh->sh_offset, sizeof(ch), &ch);
+	if (err)
+		return err;
+	*sz = ch.ch_size > sh->sh_size ? ch.ch_size : sh->sh_size;
+	return 0;
+}
+
+/*
+ * Whether libelf and libdw would read section @i: the section names, the CFI sections, and
+ * (for .debug_frame, which goes through dwarf_begin_elf) every .debug_* one.
+ */
+static bool claim_counts(const struct elf_file *ef, size_t i, size_t shstrndx, bool has_eh)
+{
+	const char *name = elf_file__section_name(ef, i);
+
+	if (i == shstrndx || !strcmp(name, ".eh_frame") || !strcmp(name, ".eh_frame_hdr"))
+		return true;
+	return !has_eh && (!strncmp(name, ".debug", 6) || !strncmp(name, ".zdebug", 7));
+}
+
+/*
+ * Checks with our own bounded preads (elf_file) what elf_begin(), elf_getdata() and
+ * dwarf_begin_elf() would allocate, before they see the file: the section count, and the
+ * sections claim_counts() names, each and together at most CLAIM_MAX_BYTES and backed by
+ * data (elf_file__backed(): a sparse file claiming gigabytes of holes). Returns 0, -E2BIG
+ * over a limit, -EINVAL (not an ELF, or a section table elf_file ignores), -EFBIG, -errno.
+ */
+static int check_claims(int fd, uint64_t max_file)
+{
+	struct elf_file *ef;
+	const Elf64_Shdr *sh;
+	uint64_t sz, total = 0;
+	size_t i, n, shstrndx;
+	bool has_eh;
+	int err;
+
+	err = elf_file__open(fd, &(struct elf_file_opts){ .max_file_size = max_file }, &ef);
+	if (err)
+		return err;
+	n = elf_file__shnum(ef);
+	shstrndx = elf_file__ehdr(ef)->e_shstrndx;
+	if (shstrndx == SHN_XINDEX && n)
+		shstrndx = elf_file__shdr(ef, 0)->sh_link;
+	has_eh = elf_file__section(ef, ".eh_frame", NULL) > 0;
+	err = elf_file__shdrs_ignored(ef) ? -EINVAL : n > CLAIM_MAX_SECTIONS ? -E2BIG : 0;
+	for (i = 1; i < n && !err; i++) {
+		if (!claim_counts(ef, i, shstrndx, has_eh))
+			continue;
+		sh = elf_file__shdr(ef, i);
+		err = claimed_size(ef, sh, &sz);
+		if (!err && (sz > CLAIM_MAX_BYTES - total || !elf_file__backed(ef, sz)))
+			err = -E2BIG;
+		total += err ? 0 : sz;
+	}
+	elf_file__free(ef);
+	return err;
 }
 
 static int build(Elf *e, uint64_t file_size, size_t max_rows, struct unwind_table *t)
@@ -594,6 +620,9 @@ int unwind_table__from_fd(int fd, const struct unwind_table_opts *opts, struct u
 		return -EINVAL;
 	if ((uint64_t)sb.st_size > o.max_file_size)
 		return -EFBIG;
+	err = check_claims(fd, o.max_file_size);
+	if (err)
+		return err;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;

@@ -82,7 +82,10 @@ struct unwind_table;
  * Builds the table of the ELF open on @fd (the fd stays the caller's; it is not needed after
  * return). Returns 0 and a new table the caller frees with unwind_table__free() (a file without
  * CFI gives an empty table and UNWIND_SRC_NONE); -EINVAL for a file that is not a well-formed
- * ELF or whose CFI is malformed; -EFBIG; -E2BIG (more than max_rows rows); -ERANGE (code above
+ * ELF or whose CFI is malformed; -EFBIG; -E2BIG (more than max_rows rows, or headers that
+ * claim more sections or section bytes than libelf/libdw are allowed to allocate for: over
+ * 65536 sections, 64 MiB of CFI, names and (for .debug_frame) .debug_* sections, or more than
+ * a sparse file holds: checked with bounded reads before libelf opens the file); -ERANGE (code above
  * 4 GiB); -ENOMEM; -errno of fstat. Not thread-safe only in the sense that libelf's and libdw's
  * per-call state is private: concurrent builds on different fds are fine.
  */

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/safe_open.h"
 #include "symbols/elf_file.h"
 #include "symbols/procmaps.h"
 
@@ -584,23 +585,22 @@ struct collect {
 	int err;
 };
 
-/* Opens the file behind a mapping: map_files (exact, even deleted or in another mount
- * namespace), else the path under the process's root. */
+/*
+ * Opens the file behind a mapping: map_files (exact, even deleted or in another mount
+ * namespace), else the path inside the process's root (base/safe_open: never a link out of
+ * it, never a FIFO, device or socket, and only the mapped inode).
+ */
 static int open_mapping(struct unwinder *uw, uint32_t tgid, const struct procmaps_entry *e)
 {
-	char path[PATH_MAX + 64];
+	const struct safe_open_opts o = { .ino = e->inode };
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%u/map_files/%" PRIx64 "-%" PRIx64, uw->proc_root, tgid,
-		 e->start, e->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
+	fd = safe_open_map_file(uw->proc_root, tgid, e->start, e->end, &o);
+	if (fd >= 0 || fd == -ENOTSUP || fd == -ESTALE)
 		return fd;
 	if (e->path[0] != '/')
 		return -ENOENT;
-	snprintf(path, sizeof(path), "%s/%u/root%s", uw->proc_root, tgid, e->path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	return fd >= 0 ? fd : -errno;
+	return safe_open_in_proc_root(uw->proc_root, tgid, e->path, &o);
 }
 
 static uint64_t mapping_bias(const struct uw_table *t, const struct procmaps_entry *e)

@@ -2,7 +2,8 @@
 /*
  * daemon: `slideops-profiler daemon [--config FILE]`, the DaemonSet mode (SPEC 7,
  * docs/daemon.md). Wiring only: config, Kubernetes (kube.h), the profile store, tokens, the
- * audit trail, the cluster API sink and the local HTTP API around one capture worker.
+ * audit trail, the cluster API sink and the local HTTP API around one capture worker
+ * (jobs.h) and the capture annotation (annotations.h).
  *
  * Threads: the main thread waits for SIGTERM/SIGINT (blocked everywhere else) and refreshes
  * the gauges; one capture worker runs at most one capture at a time (a second request while
@@ -24,9 +25,6 @@
 #define DAEMON_SYNC_TIMEOUT_MS 10000
 /* How long SIGTERM waits for the sink to deliver what is spooled (the rest stays spooled). */
 #define DAEMON_DRAIN_MS 2000
-/* Annotation requests waiting for the request thread; more are dropped (and seen again at
- * the next start, since they have no status). */
-#define DAEMON_INBOX_MAX 64
 
 /*
  * Runs the daemon with the config at @config_path (NULL: CONFIG_DEFAULT_PATH) until SIGTERM

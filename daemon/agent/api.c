@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 
 #include "daemon/agent/audit.h"
 #include "daemon/capture/capture.h"
+#include "base/clock.h"
 #include "base/fileio.h"
 #include "base/log.h"
 #include "daemon/agent/store.h"
@@ -49,6 +51,16 @@ struct api {
 	unsigned short port;
 	uint64_t errors[ARRAY_SIZE(error_codes) + 1];	/* by code; last: any other */
 	uint64_t audit_errors;
+	/* GET /v1/status: one check at a time serves every caller waiting for it, and its
+	 * document is served again for status_ttl_ns (a check reads every process) */
+	pthread_mutex_t status_lock;
+	pthread_cond_t status_cond;
+	bool status_running;
+	char *status_json;		/* the last document, or NULL */
+	int status_err;			/* what the last check returned */
+	uint64_t status_gen;		/* checks finished */
+	uint64_t status_at_ns;		/* when the last one finished (CLOCK_MONOTONIC) */
+	uint64_t status_ttl_ns;
 };
 
 struct req {
@@ -59,6 +71,8 @@ struct req {
 	bool too_big;
 	size_t discarded;
 	bool answered;			/* a response was queued in the first call */
+	bool denied;			/* a capture the role may not start: 403 once read */
+	enum token_role role;
 };
 
 /* Which routes are audited, and as what. */
@@ -201,6 +215,57 @@ static const char *arg(struct MHD_Connection *c, const char *key)
 	return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, key);
 }
 
+/* A copy of the last result (@a->status_lock held): 0 with *@json, or its error. */
+static int status_copy_locked(struct api *a, char **json)
+{
+	if (a->status_err)
+		return a->status_err;
+	*json = a->status_json ? strdup(a->status_json) : NULL;
+	return *json ? 0 : -ENOMEM;
+}
+
+/*
+ * The check document, single-flight: a result younger than the TTL is served as is; while a
+ * check runs, callers wait for it and share its result; otherwise this caller runs one.
+ */
+static int status_get(struct api *a, char **json)
+{
+	char *doc = NULL;
+	uint64_t gen;
+	int err;
+
+	pthread_mutex_lock(&a->status_lock);
+	if (!a->status_running && a->status_gen &&
+	    clock_mono_ns() - a->status_at_ns < a->status_ttl_ns) {
+		err = status_copy_locked(a, json);
+		goto out;
+	}
+	if (a->status_running) {
+		gen = a->status_gen;
+		while (a->status_running && a->status_gen == gen)
+			pthread_cond_wait(&a->status_cond, &a->status_lock);
+		err = status_copy_locked(a, json);
+		goto out;
+	}
+	a->status_running = true;
+	pthread_mutex_unlock(&a->status_lock);
+	err = a->ops->status(a->ops_ctx, &doc);
+	if (!err && !doc)
+		err = -ENOMEM;
+	pthread_mutex_lock(&a->status_lock);
+	free(a->status_json);
+	a->status_json = err ? NULL : doc;
+	a->status_err = err;
+	a->status_gen++;
+	a->status_at_ns = clock_mono_ns();
+	a->status_running = false;
+	pthread_cond_broadcast(&a->status_cond);
+	err = status_copy_locked(a, json);
+out:
+	pthread_mutex_unlock(&a->status_lock);
+	return err;
+}
+
 static enum MHD_Result h_status(struct api *a, struct MHD_Connection *c)
 {
 	char *json = NULL;
@@ -208,7 +273,7 @@ static enum MHD_Result h_status(struct api *a, struct MHD_Connection *c)
 
 	if (!a->ops->status)
 		return respond_error(a, c, 501, "status is not available");
-	err = a->ops->status(a->ops_ctx, &json);
+	err = status_get(a, &json);
 	if (err || !json) {
 		free(json);
 		return respond_error(a, c, 500, "check failed: %s", strerror(err ? -err : ENOMEM));
@@ -265,13 +330,17 @@ static enum MHD_Result h_capture(struct api *a, struct MHD_Connection *c, struct
 {
 	struct api_capture_req req;
 	char err[ERR_SIZE] = "", id[STORE_ID_SIZE] = "", tbuf[TARGET_NAME_MAX + 16];
-	char detail[ERR_SIZE + 64];
+	char detail[ERR_SIZE + AUDIT_RAW_MAX + 64];
 	unsigned int code;
 	json_t *doc;
 	int ret;
 
 	if (api_parse_capture_body(r->body, r->len, &req, err, sizeof(err))) {
-		audit_log(a, AUDIT_CAPTURE, r->who, "-", "invalid", err);
+		char raw[AUDIT_RAW_MAX + 1];
+
+		snprintf(detail, sizeof(detail), "%s; request=%s", err,
+			 audit_raw_request(r->body, r->len, raw, sizeof(raw)));
+		audit_log(a, AUDIT_CAPTURE, r->who, "-", "invalid", detail);
 		return respond_error(a, c, 400, "%s", err);
 	}
 	api_format_target(&req.target, tbuf, sizeof(tbuf));
@@ -564,18 +633,63 @@ static enum MHD_Result dispatch(struct api *a, struct MHD_Connection *c, struct 
 	return respond_error(a, c, 501, "not implemented");
 }
 
+static enum MHD_Result respond_denied(struct api *a, struct MHD_Connection *c,
+				      const struct req *r)
+{
+	return respond_error(a, c, 403, "the %s role of '%s' may not do this: it needs %s or above",
+			     token_role_name(r->role), r->who, token_role_name(r->m.need));
+}
+
+/*
+ * A role that may not do this: audited and answered 403 now, or (returns false) for a
+ * capture once its body is read, so that the audit trail says what was asked
+ * (capture_denied()). Returns true when it answered.
+ */
+static bool deny(struct api *a, struct MHD_Connection *c, struct req *r, enum token_role role,
+		 enum MHD_Result *ret)
+{
+	int what = route_audit(r->m.route);
+	const char *target;
+
+	r->role = role;
+	if (r->m.route == API_CAPTURE_START) {
+		r->denied = true;
+		return false;
+	}
+	target = r->m.id[0] ? r->m.id : r->m.route == API_REMOVE ? "profiler" : "-";
+	if (what >= 0)
+		audit_log(a, what, r->who, target, "denied", token_role_name(role));
+	*ret = respond_denied(a, c, r);
+	return true;
+}
+
+/* A denied capture, its body read: the target asked for (or "-") and the raw request. */
+static enum MHD_Result capture_denied(struct api *a, struct MHD_Connection *c, struct req *r)
+{
+	char err[ERR_SIZE], tbuf[TARGET_NAME_MAX + 16] = "-", raw[AUDIT_RAW_MAX + 1];
+	char detail[AUDIT_RAW_MAX + 64];
+	struct api_capture_req req;
+
+	if (!api_parse_capture_body(r->body, r->len, &req, err, sizeof(err)))
+		api_format_target(&req.target, tbuf, sizeof(tbuf));
+	snprintf(detail, sizeof(detail), "%s: request=%s", token_role_name(r->role),
+		 audit_raw_request(r->body, r->len, raw, sizeof(raw)));
+	audit_log(a, AUDIT_CAPTURE, r->who, tbuf, "denied", detail);
+	return respond_denied(a, c, r);
+}
+
 /* The first call for a request: route, token, role, declared size. Returns true when it
  * answered. */
 static bool first_call(struct api *a, struct MHD_Connection *c, const char *url,
 		       const char *method, struct req *r, enum MHD_Result *ret)
 {
 	char allow[64], ubuf[104], mbuf[104];
-	const char *hdr, *token, *target;
+	const char *hdr, *token;
 	size_t tlen;
 	enum token_role role;
 	unsigned long long clen;
 	char *end;
-	int err, what;
+	int err;
 
 	err = api_parse_route(method, url, &r->m, allow, sizeof(allow));
 	if (err == -EOPNOTSUPP) {
@@ -603,18 +717,8 @@ static bool first_call(struct api *a, struct MHD_Connection *c, const char *url,
 						       "<token>");
 			return true;
 		}
-		if (!token_role_allows(role, r->m.need)) {
-			what = route_audit(r->m.route);
-			target = r->m.id[0] ? r->m.id : r->m.route == API_REMOVE ? "profiler" : "-";
-			if (what >= 0)
-				audit_log(a, what, r->who, target, "denied",
-					  token_role_name(role));
-			*ret = respond_error(a, c, 403, "the %s role of '%s' may not do this: it "
-							"needs %s or above",
-					     token_role_name(role), r->who,
-					     token_role_name(r->m.need));
+		if (!token_role_allows(role, r->m.need) && deny(a, c, r, role, ret))
 			return true;
-		}
 	}
 	/* before the size check: uploads will have their own, larger bound */
 	if (r->m.route == API_SYMBOLS_UPLOAD) {
@@ -626,6 +730,10 @@ static bool first_call(struct api *a, struct MHD_Connection *c, const char *url,
 	if (hdr) {
 		errno = 0;
 		clen = strtoull(hdr, &end, 10);
+		if ((errno || end == hdr || *end || clen > API_JSON_BODY_MAX) && r->denied) {
+			*ret = capture_denied(a, c, r);	/* denied first: audited, 403 */
+			return true;
+		}
 		if (errno || end == hdr || *end || clen > API_JSON_BODY_MAX) {
 			*ret = respond_error(a, c, 413, "the body is too large: the maximum is %d "
 							"bytes",
@@ -679,6 +787,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (r->answered)
 		return MHD_YES;
 	r->answered = true;
+	if (r->denied)
+		return capture_denied(a, c, r);
 	if (r->too_big)
 		return respond_error(a, c, 413, "the body is too large: the maximum is %d bytes",
 				     API_JSON_BODY_MAX);
@@ -801,6 +911,9 @@ int api__new(const struct api_opts *opts, struct api **out)
 	a->ops = opts->ops;
 	a->ops_ctx = opts->ops_ctx;
 	a->metrics = opts->metrics;
+	pthread_mutex_init(&a->status_lock, NULL);
+	pthread_cond_init(&a->status_cond, NULL);
+	a->status_ttl_ns = (uint64_t)(opts->status_ttl_ms ?: API_DEFAULT_STATUS_TTL_MS) * 1000000;
 	if (any)
 		flags |= MHD_USE_DUAL_STACK;
 	else if (ss.ss_family == AF_INET6)
@@ -818,7 +931,7 @@ int api__new(const struct api_opts *opts, struct api **out)
 		MHD_OPTION_END);
 	if (!a->d) {
 		err = errno ? -errno : -EADDRINUSE;
-		free(a);
+		api__free(a);
 		return pr_err_errno(err, "api: cannot listen on %s", opts->listen);
 	}
 	info = MHD_get_daemon_info(a->d, MHD_DAEMON_INFO_BIND_PORT);
@@ -839,5 +952,8 @@ void api__free(struct api *a)
 		return;
 	if (a->d)
 		MHD_stop_daemon(a->d);
+	pthread_cond_destroy(&a->status_cond);
+	pthread_mutex_destroy(&a->status_lock);
+	free(a->status_json);
 	free(a);
 }

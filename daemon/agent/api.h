@@ -28,6 +28,8 @@ struct tokens;
 
 #define API_DEFAULT_MAX_CONNECTIONS 32
 #define API_DEFAULT_TIMEOUT_S 30
+/* GET /v1/status runs one check for every caller waiting, and serves it again this long */
+#define API_DEFAULT_STATUS_TTL_MS 2000
 
 /* Progress of the current (or last) capture, for GET /v1/captures/current. */
 struct api_progress {
@@ -49,7 +51,8 @@ struct api_progress {
  * the route then answers 501.
  */
 struct api_ops {
-	/* GET /v1/status: the check document (JSON text, malloc'd, the caller frees). */
+	/* GET /v1/status: the check document (JSON text, malloc'd, the caller frees). Called
+	 * by one connection at a time (single-flight); its result is shared. */
 	int (*status)(void *ctx, char **json);
 	/* GET /v1/plan: fills up to @max steps, returns their number; -EINVAL (400), -ENOENT
 	 * (404: no such target), -errno (500). */
@@ -92,6 +95,7 @@ struct api_opts {
 	struct api_metrics *metrics;	/* may be NULL (all zero), borrowed */
 	unsigned int max_connections;	/* 0: API_DEFAULT_MAX_CONNECTIONS */
 	unsigned int timeout_s;		/* idle timeout of a connection; 0: the default */
+	unsigned int status_ttl_ms;	/* GET /v1/status serves a check this long; 0: default */
 };
 
 /*

@@ -167,6 +167,22 @@ static bool name_ok(const char *s, size_t max)
 	return true;
 }
 
+/* "service:NAMESPACE/NAME": @t->name (as given) split into @t->ns and @t->name. */
+static int service_target(struct capture_target *t, char *err, size_t size)
+{
+	char ns[TARGET_NS_MAX], b[SHOW_MAX + 4];
+	const char *name;
+
+	if (api_split_service(t->name, ns, sizeof(ns), &name))
+		return fail(err, size, "bad target 'service:%s': write service:NAME, or "
+				       "service:NAMESPACE/NAME with a Kubernetes namespace (1 to 63 "
+				       "of a-z, 0-9 and '-')",
+			    show(t->name, strlen(t->name), b));
+	memcpy(t->ns, ns, sizeof(ns));
+	memmove(t->name, name, strlen(name) + 1);
+	return 0;
+}
+
 int api_parse_target(const char *s, struct capture_target *out, char *err, size_t size)
 {
 	static const struct {
@@ -201,6 +217,8 @@ int api_parse_target(const char *s, struct capture_target *out, char *err, size_
 				    show(s, strlen(s), b), sizeof(t.name) - 1);
 		t.kind = kinds[i].kind;
 		memcpy(t.name, s + pl, strlen(s + pl) + 1);
+		if (t.kind == TARGET_SERVICE && service_target(&t, err, size))
+			return -EINVAL;
 		*out = t;
 		return 0;
 	}
@@ -391,14 +409,55 @@ int api_parse_format(const char *s, enum api_format *out, char *err, size_t size
 		    show(s, strlen(s), b));
 }
 
+/* A Kubernetes namespace: a DNS label, 1..63 of [a-z0-9-], alphanumeric at both ends. */
+static bool ns_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	if (!n || n > 63 || s[0] == '-' || s[n - 1] == '-')
+		return false;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+			return false;
+	return true;
+}
+
+int api_split_service(const char *s, char *ns, size_t ns_size, const char **name)
+{
+	const char *slash = s ? strchr(s, '/') : NULL;
+	size_t n;
+
+	if (!s)
+		return -EINVAL;
+	if (!slash) {
+		if (ns_size)
+			ns[0] = '\0';
+		*name = s;
+		return 0;
+	}
+	n = (size_t)(slash - s);
+	if (!ns_ok(s, n) || n >= ns_size || !slash[1] || strchr(slash + 1, '/'))
+		return -EINVAL;
+	memcpy(ns, s, n);
+	ns[n] = '\0';
+	*name = slash + 1;
+	return 0;
+}
+
 int api_parse_service(const char *s, char *out, size_t out_size, char *err, size_t size)
 {
 	size_t max = out_size < STORE_NAME_MAX ? out_size : STORE_NAME_MAX;
+	const char *name;
+	char ns[64], b[SHOW_MAX + 4];
 
 	if (!s || !name_ok(s, max))
 		return fail(err, size, "service must be 1 to %zu characters without control "
 				       "characters",
 			    max - 1);
+	if (api_split_service(s, ns, sizeof(ns), &name))
+		return fail(err, size, "bad service '%s': write NAME, or NAMESPACE/NAME with a "
+				       "Kubernetes namespace (1 to 63 of a-z, 0-9 and '-')",
+			    show(s, strlen(s), b));
 	memcpy(out, s, strlen(s) + 1);
 	return 0;
 }
@@ -409,7 +468,7 @@ const char *api_format_target(const struct capture_target *t, char *buf, size_t 
 
 	switch (t->kind) {
 	case TARGET_SERVICE:
-		snprintf(buf, size, "service:%s", t->name);
+		snprintf(buf, size, "service:%s%s%s", t->ns, t->ns[0] ? "/" : "", t->name);
 		break;
 	case TARGET_UNIT:
 		snprintf(buf, size, "unit:%s", t->name);

@@ -66,7 +66,8 @@ int api_parse_route(const char *method, const char *path, struct api_route_match
 int api_parse_bearer(const char *header, const char **token, size_t *len);
 
 /*
- * Parses a target: "server", "service:NAME", "unit:NAME", "container:ID" or "pid:N[,N...]"
+ * Parses a target: "server", "service:NAME", "service:NAMESPACE/NAME" (into @out->ns and
+ * @out->name; the caller sets @out->ns_fn), "unit:NAME", "container:ID" or "pid:N[,N...]"
  * (at most 64). Names are 1..TARGET_NAME_MAX-1 bytes without control characters.
  */
 int api_parse_target(const char *s, struct capture_target *out, char *err, size_t size);
@@ -97,14 +98,23 @@ enum api_format {
 	API_FORMAT_COLLAPSED,
 };
 
-/* The target in the form api_parse_target() reads ("service:billing") into @buf. */
+/* The target in the form api_parse_target() reads ("service:billing", "service:shop/billing")
+ * into @buf. */
 const char *api_format_target(const struct capture_target *t, char *buf, size_t size);
 
 /* "pprof" (also the default for NULL) or "collapsed". */
 int api_parse_format(const char *s, enum api_format *out, char *err, size_t size);
 
-/* A Service name filter: 1..STORE_NAME_MAX-1 bytes without control characters. */
+/* A Service name filter: 1..STORE_NAME_MAX-1 bytes without control characters; "NAME" (any
+ * namespace) or "NAMESPACE/NAME" (that tenant's only; the namespace a DNS label). */
 int api_parse_service(const char *s, char *out, size_t out_size, char *err, size_t size);
+
+/*
+ * Splits "NAMESPACE/NAME" into @ns (@ns_size bytes) and *@name (pointing into @s); "NAME"
+ * gives "" and @s. Returns 0, or -EINVAL (NULL, a namespace that is not a DNS label or does
+ * not fit, an empty name, a second '/'). Pure.
+ */
+int api_split_service(const char *s, char *ns, size_t ns_size, const char **name);
 
 /* A decimal number in [0, @max] (no sign, no spaces); NULL gives @dflt. */
 int api_parse_uint(const char *s, const char *what, unsigned long max, unsigned long dflt,

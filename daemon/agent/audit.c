@@ -14,10 +14,10 @@
 
 #include <jansson.h>
 
+#include "base/clock.h"
 #include "base/fileio.h"
 #include "base/text.h"
 
-#define NS_PER_S 1000000000LL
 
 struct audit {
 	int fd;
@@ -37,13 +37,36 @@ const char *audit_what_name(enum audit_what w)
 	return (unsigned)w < AUDIT_WHAT_COUNT ? what_names[w] : NULL;
 }
 
+const char *audit_raw_request(const char *s, size_t len, char *out, size_t size)
+{
+	size_t n = len, i;
+	bool cut;
+
+	if (!size)
+		return out;
+	if (!s)
+		len = n = 0;
+	if (n > AUDIT_RAW_MAX)
+		n = AUDIT_RAW_MAX;
+	if (n > size - 1)
+		n = size - 1;
+	cut = n < len;
+	if (cut && n >= 3 && size - 1 >= 3)
+		n -= 3;	/* room for "..." within both bounds */
+	for (i = 0; i < n; i++)
+		out[i] = s[i] ? s[i] : '?';
+	out[n] = '\0';
+	/* a multi-byte character cut in two becomes '?', so the result stays valid UTF-8 */
+	text_utf8_sanitize(out);
+	if (cut && n + 3 < size)
+		memcpy(out + n, "...", 4);
+	return out;
+}
+
 static int64_t realtime_ns(void *ctx)
 {
-	struct timespec ts;
-
 	(void)ctx;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
+	return clock_real_ns();
 }
 
 /* A JSON string of @s cut to AUDIT_FIELD_MAX bytes, invalid UTF-8 and controls made '?'.
@@ -60,17 +83,13 @@ static json_t *clean_string(const char *s)
 
 int audit_format(const struct audit_entry *e, int64_t now_ns, char *buf, size_t size)
 {
-	char when[40], stamp[32];
-	time_t secs = (time_t)(now_ns / NS_PER_S);
-	struct tm tm;
+	char when[CLOCK_RFC3339_MAX];
 	json_t *doc;
 	size_t n;
 
 	if (!e || !audit_what_name(e->what) || !e->who || !e->target || !e->result)
 		return -EINVAL;
-	gmtime_r(&secs, &tm);
-	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(when, sizeof(when), "%s.%03dZ", stamp, (int)(now_ns % NS_PER_S / 1000000));
+	clock_rfc3339(when, sizeof(when), now_ns, 3);
 	doc = json_object();
 	if (!doc)
 		return -ENOMEM;

@@ -44,6 +44,16 @@ struct audit_entry {
 	const char *detail;	/* may be NULL: "question=cpu duration=30", an error message */
 };
 
+/* How much of a raw request audit_raw_request() keeps. */
+#define AUDIT_RAW_MAX 256
+
+/*
+ * What was asked, as the audit trail keeps it: the first AUDIT_RAW_MAX bytes of @s (@len
+ * bytes, not NUL-terminated, may be NULL; NUL bytes, controls and invalid UTF-8 become '?'),
+ * with "..." when cut, into @out (@size bytes; nothing when @size is 0). Returns @out. Pure.
+ */
+const char *audit_raw_request(const char *s, size_t len, char *out, size_t size);
+
 /* "capture", "download", "delete", "upload", "remove", or NULL. */
 const char *audit_what_name(enum audit_what w);
 

@@ -22,16 +22,25 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/array.h"
+#include "base/clock.h"
+#include "base/text.h"
 #include "base/fileio.h"
 #include "base/log.h"
+#include "daemon/agent/http.h"
 
 #define CONNECT_TIMEOUT_S 10L
 #define REQUEST_TIMEOUT_S 30L
 #define LIST_TIMEOUT_S 120L
-#define ERROR_BODY_MAX (64u << 10)
 #define TOKEN_MAX (16u << 10)
 #define TOKEN_REREAD_S 60	/* kubelet rotates projected tokens well before they expire */
 #define EVENT_MESSAGE_MAX 1024
+#define NS_LEN_MAX (KUBE_NS_MAX - 1)		/* a namespace is a DNS label */
+#define NAME_LEN_MAX (KUBE_NAME_MAX - 1)	/* pod and node names are DNS subdomains */
+/* An annotation key: a DNS-subdomain prefix, '/', a name of at most 63 characters. */
+#define ANNOTATION_KEY_LEN_MAX 316
+#define BACKOFF_MIN_MS 500
+#define BACKOFF_MAX_MS 30000
 
 enum stream_state { ST_WAIT, ST_LIST, ST_WATCH };
 
@@ -87,24 +96,8 @@ struct kube {
 	/* requests seen inside curl callbacks, fired once curl_multi_perform() has returned */
 	struct kube_object *pending;
 	bool *pending_node;
-	size_t npending, pending_cap;
+	size_t npending, pending_cap, pending_node_cap;
 };
-
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_rc;
-
-static void curl_init(void)
-{
-	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static uint64_t next_rand(uint64_t *s)
 {
@@ -176,13 +169,8 @@ static int setup_handle(struct kube *k, CURL *h, const char *url, const char *ct
 	char *auth = NULL, ct[96];
 	int err;
 
-	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_USERAGENT, k->ua);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, CONNECT_TIMEOUT_S);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT, timeout_s);
+	http_setup(h, url, k->ua, CONNECT_TIMEOUT_S * 1000, timeout_s * 1000);
 	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
 	if (k->creds.ca_file)
 		curl_easy_setopt(h, CURLOPT_CAINFO, k->creds.ca_file);
@@ -242,85 +230,6 @@ nomem:
 	return -ENOMEM;
 }
 
-static int http_errno(long code)
-{
-	switch (code) {
-	case 200:
-	case 201:
-	case 202:
-		return 0;
-	case 400:
-	case 415:
-	case 422:
-		return -EINVAL;
-	case 401:
-	case 403:
-		return -EACCES;
-	case 404:
-		return -ENOENT;
-	case 409:
-		return -EEXIST;
-	case 410:
-		return -ESTALE;
-	case 413:
-		return -E2BIG;
-	case 429:
-		return -EAGAIN;
-	default:
-		return -EIO;
-	}
-}
-
-static int curl_errno(CURLcode rc)
-{
-	switch (rc) {
-	case CURLE_OK:
-		return 0;
-	case CURLE_COULDNT_CONNECT:
-		return -ECONNREFUSED;
-	case CURLE_OPERATION_TIMEDOUT:
-		return -ETIMEDOUT;
-	case CURLE_COULDNT_RESOLVE_HOST:
-		return -EHOSTUNREACH;
-	case CURLE_OUT_OF_MEMORY:
-		return -ENOMEM;
-	case CURLE_WRITE_ERROR:
-	case CURLE_ABORTED_BY_CALLBACK:
-		return -ECANCELED;
-	default:
-		return -EIO;
-	}
-}
-
-struct sink {
-	char *buf;
-	size_t len;
-	size_t max;		/* 0: ERROR_BODY_MAX */
-	bool truncated;		/* more than @max bytes came */
-};
-
-static size_t sink_write(char *p, size_t sz, size_t nm, void *ud)
-{
-	struct sink *s = ud;
-	size_t n = sz * nm, take = n, max = s->max ? s->max : ERROR_BODY_MAX;
-	char *b;
-
-	if (take > max - s->len) {
-		take = max - s->len; /* the rest is dropped, the transfer goes on */
-		s->truncated = true;
-	}
-	if (take) {
-		b = realloc(s->buf, s->len + take + 1);
-		if (!b)
-			return 0;
-		memcpy(b + s->len, p, take);
-		s->buf = b;
-		s->len += take;
-		s->buf[s->len] = '\0';
-	}
-	return n;
-}
-
 /* The "message" of a Status body, for debug logs. */
 static void status_message(const char *body, size_t len, char *out, size_t size)
 {
@@ -333,13 +242,13 @@ static void status_message(const char *body, size_t len, char *out, size_t size)
 
 /*
  * One blocking request (patch, event, get) on its own handle; @body NULL sends none. With
- * @resp, the response body (at most resp->max bytes) is left there for the caller to free.
+ * @resp, the response body (at most resp->max bytes) is left there for http_body_free().
  */
 static int do_request(struct kube *k, const char *method, const char *path, const char *ctype,
-		      const char *body, struct sink *resp)
+		      const char *body, struct http_body *resp)
 {
 	struct curl_slist *hdrs = NULL;
-	struct sink s = { .max = resp ? resp->max : 0 };
+	struct http_body s = { .max = resp ? resp->max : 0 };
 	char *url = NULL, msg[256];
 	long code = 0;
 	CURLcode rc;
@@ -361,16 +270,16 @@ static int do_request(struct kube *k, const char *method, const char *path, cons
 		curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
 		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
 	}
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sink_write);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, http_body_write);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
 	rc = curl_easy_perform(h);
 	if (rc != CURLE_OK) {
-		err = curl_errno(rc);
+		err = http_curl_errno(rc);
 		pr_debug("kube: %s %s: %s", method, path, curl_easy_strerror(rc));
 		goto out;
 	}
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
-	err = http_errno(code);
+	err = http_status_errno(code);
 	if (err) {
 		status_message(s.buf, s.len, msg, sizeof(msg));
 		pr_debug("kube: %s %s: HTTP %ld: %s", method, path, code, msg);
@@ -405,7 +314,8 @@ static char *annotations_patch(const char *annotations_json, int *err)
 		return NULL;
 	}
 	json_object_foreach(ann, key, v) {
-		if (!key[0] || strlen(key) > 316 || !(json_is_string(v) || json_is_null(v))) {
+		if (!key[0] || strlen(key) > ANNOTATION_KEY_LEN_MAX ||
+		    !(json_is_string(v) || json_is_null(v))) {
 			json_decref(ann);
 			return NULL;
 		}
@@ -423,7 +333,7 @@ int kube__patch_pod_annotations(struct kube *k, const char *ns, const char *name
 	char path[512], *body;
 	int err;
 
-	if (!k || !is_dns_name(ns, 63, false) || !is_dns_name(name, 253, true))
+	if (!k || !is_dns_name(ns, NS_LEN_MAX, false) || !is_dns_name(name, NAME_LEN_MAX, true))
 		return -EINVAL;
 	body = annotations_patch(annotations_json, &err);
 	if (!body)
@@ -453,7 +363,7 @@ int kube__patch_node_annotations(struct kube *k, const char *annotations_json)
 int kube__get_annotation(struct kube *k, enum kube_kind kind, const char *ns, const char *name,
 			 const char *key, char *buf, size_t size)
 {
-	struct sink s = { .max = KUBE_MAX_EVENT_BYTES };
+	struct http_body s = { .max = KUBE_MAX_EVENT_BYTES };
 	json_t *root, *v;
 	char path[512];
 	size_t len;
@@ -462,7 +372,7 @@ int kube__get_annotation(struct kube *k, enum kube_kind kind, const char *ns, co
 	if (!k || !key || !buf || !size)
 		return -EINVAL;
 	if (kind == KUBE_KIND_POD) {
-		if (!is_dns_name(ns, 63, false) || !is_dns_name(name, 253, true))
+		if (!is_dns_name(ns, NS_LEN_MAX, false) || !is_dns_name(name, NAME_LEN_MAX, true))
 			return -EINVAL;
 		snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", ns, name);
 	} else if (kind == KUBE_KIND_NODE) {
@@ -474,7 +384,7 @@ int kube__get_annotation(struct kube *k, enum kube_kind kind, const char *ns, co
 	if (err)
 		return err;
 	root = s.truncated ? NULL : json_loadb(s.buf ? s.buf : "", s.len, 0, NULL);
-	free(s.buf);
+	http_body_free(&s);
 	if (!json_is_object(root)) {
 		json_decref(root);
 		return -EIO;
@@ -498,10 +408,9 @@ int kube__get_annotation(struct kube *k, enum kube_kind kind, const char *ns, co
 
 int kube__create_event(struct kube *k, const struct kube_event_spec *e)
 {
-	char path[256], evname[KUBE_NAME_MAX], ts[32], msg[EVENT_MESSAGE_MAX + 1];
+	char path[256], evname[KUBE_NAME_MAX], ts[CLOCK_RFC3339_MAX], msg[EVENT_MESSAGE_MAX + 1];
 	const char *ns, *name, *kind;
-	struct timespec now;
-	struct tm tm;
+	int64_t now_ns;
 	json_t *ev;
 	char *body;
 	int err;
@@ -510,7 +419,7 @@ int kube__create_event(struct kube *k, const struct kube_event_spec *e)
 	    (strcmp(e->type, "Normal") && strcmp(e->type, "Warning")))
 		return -EINVAL;
 	if (e->kind == KUBE_KIND_POD) {
-		if (!is_dns_name(e->ns, 63, false) || !is_dns_name(e->name, 253, true))
+		if (!is_dns_name(e->ns, NS_LEN_MAX, false) || !is_dns_name(e->name, NAME_LEN_MAX, true))
 			return -EINVAL;
 		ns = e->ns;
 		name = e->name;
@@ -522,13 +431,13 @@ int kube__create_event(struct kube *k, const struct kube_event_spec *e)
 	} else {
 		return -EINVAL;
 	}
-	clock_gettime(CLOCK_REALTIME, &now);
-	gmtime_r(&now.tv_sec, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	now_ns = clock_real_ns();
+	clock_rfc3339(ts, sizeof(ts), now_ns, 0);
 	/* the kubelet's naming: "<object>.<unix nanoseconds in hex>" */
-	snprintf(evname, sizeof(evname), "%.200s.%llx", name,
-		 (unsigned long long)now.tv_sec * 1000000000ULL + (unsigned long long)now.tv_nsec);
-	snprintf(msg, sizeof(msg), "%s", e->message ? e->message : "");
+	snprintf(evname, sizeof(evname), "%.200s.%llx", name, (unsigned long long)now_ns);
+	/* valid UTF-8, cut at a character boundary: json_pack refuses anything else */
+	text_utf8_sanitize_copy(msg, sizeof(msg), e->message ? e->message : "",
+				e->message ? strlen(e->message) : 0);
 
 	ev = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s}, s:s, s:s, s:s, "
 		       "s:{s:s, s:s}, s:s, s:s, s:i, s:s, s:s}",
@@ -611,27 +520,15 @@ static void fire(struct kube *k, const struct kube_object *o, bool node)
  */
 static void defer(struct kube *k, const struct kube_object *o, bool node)
 {
-	struct kube_object *p;
-	bool *pn;
-	size_t cap;
-
-	if (k->npending == k->pending_cap) {
-		cap = k->pending_cap ? k->pending_cap * 2 : 8;
-		if (cap > k->max_pods + 1) {
-			pr_warn("kube: too many capture requests at once: %s/%s dropped", o->ns,
-				o->name);
-			return;
-		}
-		p = realloc(k->pending, cap * sizeof(*p));
-		if (!p)
-			return;
-		k->pending = p;
-		pn = realloc(k->pending_node, cap * sizeof(*pn));
-		if (!pn)
-			return;
-		k->pending_node = pn;
-		k->pending_cap = cap;
+	if (k->npending > k->max_pods) {
+		pr_warn("kube: too many capture requests at once: %s/%s dropped", o->ns, o->name);
+		return;
 	}
+	if (array_ensure((void **)&k->pending, &k->pending_cap, sizeof(*k->pending),
+			 k->npending + 1) ||
+	    array_ensure((void **)&k->pending_node, &k->pending_node_cap,
+			 sizeof(*k->pending_node), k->npending + 1))
+		return;
 	memcpy(&k->pending[k->npending], o, sizeof(*o));
 	k->pending_node[k->npending++] = node;
 }
@@ -838,9 +735,8 @@ static void stream_ok(struct stream *s);
 static size_t on_data(char *p, size_t sz, size_t nm, void *ud)
 {
 	struct stream *s = ud;
-	size_t n = sz * nm, max, cap;
+	size_t n = sz * nm, max;
 	long code = 0;
-	char *b;
 
 	if (atomic_load(&s->k->stop))
 		return 0;
@@ -851,24 +747,16 @@ static size_t on_data(char *p, size_t sz, size_t nm, void *ud)
 		s->err = kube_linebuf_feed(&s->lb, p, n, on_line, s);
 		return s->err ? 0 : n;
 	}
-	max = s->state == ST_LIST && code == 200 ? KUBE_MAX_LIST_BYTES : ERROR_BODY_MAX;
+	max = s->state == ST_LIST && code == 200 ? KUBE_MAX_LIST_BYTES : HTTP_BODY_MAX;
 	if (n > max - s->len) {
 		if (code != 200)
 			return n; /* an error body: its start is enough */
 		s->err = -EMSGSIZE;
 		return 0;
 	}
-	if (s->len + n + 1 > s->cap) {
-		cap = s->cap ? s->cap : 65536;
-		while (cap < s->len + n + 1)
-			cap *= 2;
-		b = realloc(s->body, cap);
-		if (!b) {
-			s->err = -ENOMEM;
-			return 0;
-		}
-		s->body = b;
-		s->cap = cap;
+	if (array_ensure((void **)&s->body, &s->cap, 1, s->len + n + 1)) {
+		s->err = -ENOMEM;
+		return 0;
 	}
 	memcpy(s->body + s->len, p, n);
 	s->len += n;
@@ -898,7 +786,7 @@ static void stream_backoff(struct stream *s)
 		b = k->backoff_max;
 	s->backoff = b;
 	s->state = ST_WAIT;
-	s->wake_at = now_ms() + b / 2 + next_rand(&k->rng) % (b / 2 + 1);
+	s->wake_at = clock_mono_ms() + b / 2 + next_rand(&k->rng) % (b / 2 + 1);
 }
 
 static void stream_now(struct stream *s)
@@ -961,7 +849,7 @@ static int stream_start(struct stream *s)
 	s->len = 0;
 	s->err = 0;
 	s->delivered = false;
-	s->started = now_ms();
+	s->started = clock_mono_ms();
 	kube_linebuf_reset(&s->lb);
 	s->state = watch ? ST_WATCH : ST_LIST;
 	if (curl_multi_add_handle(k->multi, s->h) != CURLM_OK) {
@@ -1066,7 +954,7 @@ static void stream_done(struct stream *s, CURLcode rc)
 	}
 	if (rc == CURLE_OK && code == 200 && !s->err) {
 		/* the server's timeoutSeconds: resume; a watch that ends at once waits a little */
-		if (s->delivered || now_ms() - s->started >= 1000) {
+		if (s->delivered || clock_mono_ms() - s->started >= 1000) {
 			stream_ok(s);
 			stream_now(s);
 		} else {
@@ -1089,7 +977,7 @@ static void *watch_thread(void *arg)
 	size_t i;
 
 	while (!atomic_load(&k->stop)) {
-		now = now_ms();
+		now = clock_mono_ms();
 		for (i = 0; i < 2; i++) {
 			s = &k->streams[i];
 			if (s->state == ST_WAIT && now >= s->wake_at) {
@@ -1115,7 +1003,7 @@ static void *watch_thread(void *arg)
 		if (atomic_load(&k->stop))
 			break;
 		/* sleep until the next scheduled request, a socket event or kube__free() */
-		now = now_ms();
+		now = clock_mono_ms();
 		next = 1000;
 		for (i = 0; i < 2; i++) {
 			s = &k->streams[i];
@@ -1166,66 +1054,54 @@ static int load_creds(struct kube *k, const struct kube_opts *o)
 	return ret;
 }
 
-int kube__new(const struct kube_opts *opts, struct kube **out)
+/* The options' values and their defaults; the jitter's seed. */
+static void set_opts(struct kube *k, const struct kube_opts *opts)
 {
-	pthread_condattr_t ca;
-	struct timespec ts;
-	struct kube *k;
-	size_t i;
-	int err;
-
-	if (!opts || !out || !is_dns_name(opts->node_name, 253, true))
-		return -EINVAL;
-	pthread_once(&curl_once, curl_init);
-	if (curl_init_rc != CURLE_OK)
-		return pr_err_errno(-ENOMEM, "kube: curl_global_init: %s",
-				    curl_easy_strerror(curl_init_rc));
-	k = calloc(1, sizeof(*k));
-	if (!k)
-		return -ENOMEM;
 	snprintf(k->node, sizeof(k->node), "%s", opts->node_name);
 	k->on_request = opts->on_request;
 	k->ctx = opts->ctx;
 	k->max_pods = opts->max_pods ? opts->max_pods : KUBE_DEFAULT_MAX_PODS;
-	k->backoff_min = opts->backoff_min_ms ? opts->backoff_min_ms : 500;
-	k->backoff_max = opts->backoff_max_ms ? opts->backoff_max_ms : 30000;
+	k->backoff_min = opts->backoff_min_ms ? opts->backoff_min_ms : BACKOFF_MIN_MS;
+	k->backoff_max = opts->backoff_max_ms ? opts->backoff_max_ms : BACKOFF_MAX_MS;
 	if (k->backoff_max < k->backoff_min)
 		k->backoff_max = k->backoff_min;
 	k->watch_timeout_s = opts->watch_timeout_s;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	k->rng = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 40) ^
-		 (uintptr_t)k;
+	k->rng = ((uint64_t)clock_real_ns() << 20) ^ ((uint64_t)getpid() << 40) ^ (uintptr_t)k;
 	if (!k->rng)
 		k->rng = 1;
 	atomic_init(&k->stop, false);
+}
 
-	err = -ENOMEM;
-	k->ua = strdup(opts->user_agent && opts->user_agent[0] ? opts->user_agent :
-								 "slideops-profiler");
-	k->pods = calloc(k->max_pods, sizeof(*k->pods));
-	if (!k->ua || !k->pods)
-		goto err_free;
+/* The two locks and the synced condition (on the monotonic clock). Returns 0 or -errno. */
+static int init_sync(struct kube *k)
+{
+	pthread_condattr_t ca;
+	int err;
+
 	if ((err = -pthread_mutex_init(&k->lock, NULL)))
-		goto err_free;
+		return err;
 	k->lock_init = true;
 	if ((err = -pthread_mutex_init(&k->tok_lock, NULL)))
-		goto err_free;
+		return err;
 	k->tok_lock_init = true;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	err = -pthread_cond_init(&k->synced, &ca);
 	pthread_condattr_destroy(&ca);
 	if (err)
-		goto err_free;
+		return err;
 	k->cond_init = true;
+	return 0;
+}
 
-	err = load_creds(k, opts);
-	if (err)
-		goto err_free;
-	err = -ENOMEM;
+/* The multi handle and the pods and node streams, waiting to start. Returns 0 or -ENOMEM. */
+static int init_streams(struct kube *k)
+{
+	size_t i;
+
 	k->multi = curl_multi_init();
 	if (!k->multi)
-		goto err_free;
+		return -ENOMEM;
 	for (i = 0; i < 2; i++) {
 		struct stream *s = &k->streams[i];
 
@@ -1236,8 +1112,40 @@ int kube__new(const struct kube_opts *opts, struct kube **out)
 		kube_linebuf_init(&s->lb, KUBE_MAX_EVENT_BYTES);
 		s->ev = malloc(sizeof(*s->ev));
 		if (!s->ev)
-			goto err_free;
+			return -ENOMEM;
 	}
+	return 0;
+}
+
+int kube__new(const struct kube_opts *opts, struct kube **out)
+{
+	const char *why;
+	struct kube *k;
+	int err;
+
+	if (!opts || !out || !is_dns_name(opts->node_name, NAME_LEN_MAX, true))
+		return -EINVAL;
+	if (http_init(&why))
+		return pr_err_errno(-ENOMEM, "kube: curl_global_init: %s", why);
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	set_opts(k, opts);
+	err = -ENOMEM;
+	k->ua = strdup(opts->user_agent && opts->user_agent[0] ? opts->user_agent :
+								 HTTP_USER_AGENT);
+	k->pods = calloc(k->max_pods, sizeof(*k->pods));
+	if (!k->ua || !k->pods)
+		goto err_free;
+	err = init_sync(k);
+	if (err)
+		goto err_free;
+	err = load_creds(k, opts);
+	if (err)
+		goto err_free;
+	err = init_streams(k);
+	if (err)
+		goto err_free;
 	err = -pthread_create(&k->thread, NULL, watch_thread, k);
 	if (err) {
 		pr_err_errno(err, "kube: pthread_create");
@@ -1299,13 +1207,7 @@ int kube__wait_synced(struct kube *k, int timeout_ms)
 
 	if (!k)
 		return -EINVAL;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += timeout_ms / 1000;
-	ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	clock_deadline(&ts, CLOCK_MONOTONIC, timeout_ms > 0 ? (uint64_t)timeout_ms : 0);
 	pthread_mutex_lock(&k->lock);
 	while (!k->st.synced && !err)
 		err = pthread_cond_timedwait(&k->synced, &k->lock, &ts);
@@ -1391,19 +1293,12 @@ void kube__stats(struct kube *k, struct kube_stats *out)
 	pthread_mutex_unlock(&k->lock);
 }
 
-int kube__owner_name(void *ctx, int tgid, struct owner *o)
+/* The pod of owner @o (by pod uid, else by container id), or NULL. Under k->lock. */
+static const struct kube_object *owner_pod_locked(struct kube *k, const struct owner *o)
 {
-	struct kube *k = ctx;
 	const struct kube_object *p = NULL;
 	size_t i, j;
-	int err = -ENOENT;
 
-	(void)tgid;
-	if (!k || !o)
-		return -EINVAL;
-	if (!o->pod_uid[0] && !o->container_id[0])
-		return -ENOENT;
-	pthread_mutex_lock(&k->lock);
 	for (i = 0; i < k->npods && !p; i++) {
 		if (o->pod_uid[0]) {
 			if (!strcmp(k->pods[i]->uid, o->pod_uid))
@@ -1414,6 +1309,42 @@ int kube__owner_name(void *ctx, int tgid, struct owner *o)
 			if (!strcmp(k->pods[i]->containers[j].id, o->container_id))
 				p = k->pods[i];
 	}
+	return p;
+}
+
+int kube__owner_namespace(void *ctx, const struct owner *o, char *ns, size_t size)
+{
+	struct kube *k = ctx;
+	const struct kube_object *p;
+	int err = -ENOENT;
+
+	if (!k || !o || !ns || !size)
+		return -EINVAL;
+	if (!o->pod_uid[0] && !o->container_id[0])
+		return -ENOENT;
+	pthread_mutex_lock(&k->lock);
+	p = owner_pod_locked(k, o);
+	if (p && strlen(p->ns) < size) {
+		memcpy(ns, p->ns, strlen(p->ns) + 1);
+		err = 0;
+	}
+	pthread_mutex_unlock(&k->lock);
+	return err;
+}
+
+int kube__owner_name(void *ctx, int tgid, struct owner *o)
+{
+	struct kube *k = ctx;
+	const struct kube_object *p;
+	int err = -ENOENT;
+
+	(void)tgid;
+	if (!k || !o)
+		return -EINVAL;
+	if (!o->pod_uid[0] && !o->container_id[0])
+		return -ENOENT;
+	pthread_mutex_lock(&k->lock);
+	p = owner_pod_locked(k, o);
 	if (p) {
 		o->group = OWNER_SERVICE;
 		snprintf(o->name, sizeof(o->name), "%s", p->workload);

@@ -137,6 +137,14 @@ void kube__stats(struct kube *k, struct kube_stats *out);
 int kube__owner_name(void *ctx, int tgid, struct owner *o);
 
 /*
+ * The namespace of the pod that owner @o (as owner_resolver gave it: a pod uid or a container
+ * id) belongs to, into @ns (@size bytes), for a Service target of one namespace (@ctx is the
+ * struct kube). Returns 0; -ENOENT when no pod of the table is @o's (or its namespace does
+ * not fit); -EINVAL for NULL arguments. Thread-safe; never blocks on the network.
+ */
+int kube__owner_namespace(void *ctx, const struct owner *o, char *ns, size_t size);
+
+/*
  * Merge-patches (application/merge-patch+json) the annotations of the pod @ns/@name, or of
  * this node: @annotations_json is a JSON object of annotation names to string values, or null
  * to remove one: {"profiling.slideops.io/capture-status": "{\"state\":\"running\"}"}.

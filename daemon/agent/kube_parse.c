@@ -18,6 +18,7 @@
 #include <yaml.h>
 
 #include "base/fileio.h"
+#include "base/log.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -147,6 +148,33 @@ static int get_str(json_t *obj, const char *key, char *out, size_t size)
 	return copy_n(out, size, s, strlen(s));
 }
 
+/*
+ * The controller owner reference of @o. A kind or name too long to keep is dropped with a log
+ * line (the pod is then its own workload), never the whole pod: one bad object must not
+ * abort the watch into a relist loop.
+ */
+static void parse_owner(json_t *refs, struct kube_object *o)
+{
+	json_t *ref;
+	size_t i;
+
+	if (!json_is_array(refs))
+		return;
+	json_array_foreach(refs, i, ref) {
+		if (!json_is_true(json_object_get(ref, "controller")))
+			continue;
+		if (get_str(ref, "kind", o->owner_kind, sizeof(o->owner_kind)) ||
+		    get_str(ref, "name", o->owner_name, sizeof(o->owner_name))) {
+			/* base/log makes the names valid UTF-8 and bounds the line */
+			pr_warn("kube: pod %s/%s: its controller ownerReference is too long to "
+				"keep (kind at most %d, name at most %d bytes); the pod is named "
+				"by itself", o->ns, o->name, KUBE_KIND_MAX - 1, KUBE_NAME_MAX - 1);
+			o->owner_kind[0] = o->owner_name[0] = '\0';
+		}
+		return;
+	}
+}
+
 static void parse_statuses(json_t *arr, struct kube_object *o)
 {
 	struct kube_container *c;
@@ -178,8 +206,7 @@ static void parse_statuses(json_t *arr, struct kube_object *o)
 /* Fills @o (zeroed by the caller) from a Pod or Node object. */
 static int object_from_json(json_t *obj, struct kube_object *o)
 {
-	json_t *md, *v, *ref;
-	size_t i;
+	json_t *md, *v;
 	int err;
 
 	md = json_object_get(obj, "metadata");
@@ -200,22 +227,12 @@ static int object_from_json(json_t *obj, struct kube_object *o)
 			   strlen(json_string_value(v))))
 			o->capture_too_long = true;
 	}
-	err = get_str(json_object_get(md, "labels"), KUBE_TEMPLATE_HASH_LABEL, o->template_hash,
-		      sizeof(o->template_hash));
-	if (err)
-		return err;
+	/* a label value is at most 63 bytes in a real cluster; a longer one is not a hash */
+	if (get_str(json_object_get(md, "labels"), KUBE_TEMPLATE_HASH_LABEL, o->template_hash,
+		    sizeof(o->template_hash)))
+		o->template_hash[0] = '\0';
 
-	v = json_object_get(md, "ownerReferences");
-	if (json_is_array(v)) {
-		json_array_foreach(v, i, ref) {
-			if (!json_is_true(json_object_get(ref, "controller")))
-				continue;
-			if ((err = get_str(ref, "kind", o->owner_kind, sizeof(o->owner_kind))) ||
-			    (err = get_str(ref, "name", o->owner_name, sizeof(o->owner_name))))
-				return err;
-			break;
-		}
-	}
+	parse_owner(json_object_get(md, "ownerReferences"), o);
 
 	v = json_object_get(obj, "status");
 	parse_statuses(json_object_get(v, "containerStatuses"), o);

@@ -30,20 +30,17 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "daemon/agent/sink_parse.h"
+
 #define SINK_DEFAULT_MAX_BYTES (256ULL << 20)
 #define SINK_DEFAULT_BACKOFF_BASE_MS 1000u
 #define SINK_DEFAULT_BACKOFF_CAP_MS (5u * 60 * 1000)
 #define SINK_DEFAULT_CONNECT_TIMEOUT_MS 5000u
 #define SINK_DEFAULT_TIMEOUT_MS 60000u
 #define SINK_PYROSCOPE_TIMEOUT_MS 15000u
-#define SINK_DEFAULT_APP "slideops"
-/* A Retry-After longer than this is shortened to it (a broken server must not park us for days). */
-#define SINK_RETRY_AFTER_MAX_S 3600
 #define SINK_MAX_METADATA_BYTES (1u << 20)
 #define SINK_MAX_PROFILE_BYTES (64u << 20)
 #define SINK_DEAD_MAX 16
-#define SINK_ID_MAX 64		/* characters of an item id: [A-Za-z0-9._-] */
-#define SINK_NAME_MAX (20 + 1 + SINK_ID_MAX + 1)
 
 /*
  * Time and randomness, injectable for tests; NULL members (or a NULL clock) = the real ones.
@@ -119,56 +116,5 @@ int sink__drain(struct sink *s, unsigned timeout_ms);
 /* Stops the sender (an HTTP request in progress is aborted within about a second; the item
  * stays spooled) and joins it; frees @s. Accepts NULL and half-built objects. */
 void sink__free(struct sink *s);
-
-/* ---- Stateless helpers, exposed for the unit tests ------------------------------------ */
-
-/* Writes "<seq as 20 digits>-<id>" into @buf. Returns its length, -EINVAL (bad id),
- * -ENAMETOOLONG. */
-int sink_item_name(uint64_t seq, const char *id, char *buf, size_t size);
-/* Parses an item directory name. Returns 0 and fills @seq and @id (SINK_ID_MAX + 1 bytes);
- * -EINVAL for anything else (temp dirs, "dead", files). */
-int sink_parse_item_name(const char *name, uint64_t *seq, char *id);
-/* True for 1..SINK_ID_MAX characters of [A-Za-z0-9._-] not starting with '.'. */
-bool sink_valid_id(const char *id);
-
-enum sink_verdict {
-	SINK_OK = 0,		/* accepted: delete the item */
-	SINK_RETRY = 1,		/* try again later: 5xx, 408, 429, 3xx, 401/403/404/405/409, network */
-	SINK_PERMANENT = 2,	/* this item will never be accepted: other 4xx */
-};
-/* Classifies an HTTP status (0 = no response: network error, timeout). */
-enum sink_verdict sink_classify(long http_status);
-
-/*
- * The delay before attempt @attempt + 1 after @attempt (>= 1) consecutive failures: full
- * jitter, uniform in [0, min(cap, base * 2^(attempt-1))] drawn from @rnd; at least
- * @retry_after_s seconds when the server said so (>= 0; < 0 = not given), at most
- * SINK_RETRY_AFTER_MAX_S. Returns milliseconds.
- */
-uint64_t sink_backoff_ms(unsigned attempt, unsigned base_ms, unsigned cap_ms,
-			 long long retry_after_s, uint32_t rnd);
-
-/*
- * Parses a Retry-After value: delta-seconds or an HTTP-date (RFC 9110 10.2.3), relative to
- * @now. Returns the seconds to wait (>= 0; a date in the past is 0), capped at
- * SINK_RETRY_AFTER_MAX_S, or -EINVAL.
- */
-long long sink_parse_retry_after(const char *value, time_t now);
-
-/*
- * From the item's metadata (JSON text): the profile's time range for Pyroscope, "start" (Unix
- * seconds, or RFC 3339 "2024-05-01T10:00:00Z" / with an offset) plus "duration" or
- * "duration_seconds". Returns 0; -EINVAL when "start" is missing or malformed (the caller then
- * uses the spool time).
- */
-int sink_metadata_range(const char *metadata_json, time_t *from, time_t *until);
-
-/*
- * The Pyroscope application name "<app>{node=N,service=S,question=Q}" from the metadata
- * ("node", "target" as a string or an object's "service"/"name"/"description", "question"),
- * label values reduced to [A-Za-z0-9._:/-] (others become '_'), empty labels left out.
- * Returns its length, -EINVAL (metadata not an object), -ENAMETOOLONG.
- */
-int sink_pyroscope_name(const char *app, const char *metadata_json, char *buf, size_t size);
 
 #endif

@@ -23,6 +23,8 @@
 
 #include <jansson.h>
 
+#include "base/array.h"
+#include "base/clock.h"
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/text.h"
@@ -34,7 +36,7 @@
 #define TMP_PREFIX ".tmp-"
 #define META_VERSION 1
 #define NS_PER_S 1000000000LL
-/* Nested directories rm_rf() descends into; a profile has none, this only bounds the walk. */
+/* Nested directories rm_tree() descends into; a profile has none, this only bounds the walk. */
 #define RM_MAX_DEPTH 4
 
 struct store {
@@ -66,11 +68,8 @@ const char *store_file_name(enum store_file f)
 
 static int64_t realtime_ns(void *ctx)
 {
-	struct timespec ts;
-
 	(void)ctx;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
+	return clock_real_ns();
 }
 
 bool store_id_valid(const char *id)
@@ -126,16 +125,12 @@ void store_make_id(int64_t now_ns, char id[STORE_ID_SIZE])
 
 static void format_time(int64_t ns, char *buf, size_t size)
 {
-	time_t secs = (time_t)(ns / NS_PER_S);
-	struct tm tm;
-
-	gmtime_r(&secs, &tm);
-	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	clock_rfc3339(buf, size, ns, 0);
 }
 
 char *store_meta_json(const struct store_meta *m)
 {
-	char start[32], created[32];
+	char start[CLOCK_RFC3339_MAX], created[CLOCK_RFC3339_MAX];
 	json_t *doc, *langs;
 	char *text;
 	size_t i;
@@ -153,6 +148,8 @@ char *store_meta_json(const struct store_meta *m)
 			(int)m->duration_s, "answer", m->answer, "languages", langs, "sample_count",
 			(json_int_t)m->samples, "continuous", m->continuous, "created", created,
 			"created_ns", (json_int_t)m->created_ns);
+	if (doc && m->ns[0])
+		json_object_set_new(doc, "namespace", json_string(m->ns));
 	if (!doc)
 		return NULL;
 	text = json_dumps(doc, JSON_COMPACT);
@@ -197,6 +194,10 @@ int store_meta_parse(const char *text, size_t len, struct store_meta *out)
 	    copy_str(m.target_kind, sizeof(m.target_kind), json_object_get(target, "kind")) ||
 	    copy_str(m.target, sizeof(m.target), json_object_get(target, "description")))
 		goto out;
+	/* optional: profiles stored before namespaces were kept have none */
+	v = json_object_get(doc, "namespace");
+	if (v && copy_str(m.ns, sizeof(m.ns), v))
+		goto out;
 	json_array_foreach(langs, i, v) {
 		if (i >= STORE_MAX_LANGUAGES)
 			break;
@@ -217,42 +218,9 @@ out:
 }
 
 /* Removes @name (a file or a directory tree of bounded depth) under @dfd. */
-static int rm_rf(int dfd, const char *name, int depth)
+static int rm_tree(int dfd, const char *name)
 {
-	struct dirent *de;
-	DIR *d;
-	int fd, err = 0;
-
-	if (unlinkat(dfd, name, 0) == 0)
-		return 0;
-	if (errno == ENOENT)
-		return 0;
-	if (errno != EISDIR && errno != EPERM)
-		return -errno;
-	if (depth >= RM_MAX_DEPTH)
-		return -ELOOP;
-	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	while ((de = readdir(d))) {
-		int e;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		e = rm_rf(dirfd(d), de->d_name, depth + 1);
-		if (e && !err)
-			err = e;
-	}
-	closedir(d);
-	if (unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT && !err)
-		err = -errno;
-	return err;
+	return rm_tree_at(dfd, name, RM_MAX_DEPTH - 1);
 }
 
 /* Copies @name from @sfd to @dfd (new file), fsynced. -ENOENT when the source is missing. */
@@ -399,7 +367,7 @@ static int remove_locked(struct store *s, size_t i)
 		if (err != -ENOENT)
 			return pr_warn_errno(err, "store: rename %s/%s", s->pdir, s->v[i]->id);
 	} else {
-		err = rm_rf(s->pfd, tmp, 0);
+		err = rm_tree(s->pfd, tmp);
 		if (err)
 			/* gone from the index; the .tmp- leftover is removed at the next start */
 			pr_warn_errno(err, "store: remove %s/%s", s->pdir, tmp);
@@ -414,9 +382,30 @@ static int cmp_service_newest(const void *a, const void *b, void *arg)
 {
 	struct store_meta **v = arg;
 	const struct store_meta *x = v[*(const size_t *)a], *y = v[*(const size_t *)b];
-	int c = strcmp(x->service, y->service);
+	int c = strcmp(x->ns, y->ns);
 
+	if (!c)
+		c = strcmp(x->service, y->service);
 	return c ? c : -cmp_entry(x, y);
+}
+
+/* The same retention group: (namespace, service). */
+static bool same_group(const struct store_meta *x, const struct store_meta *y)
+{
+	return !strcmp(x->ns, y->ns) && !strcmp(x->service, y->service);
+}
+
+bool store_meta_of_service(const struct store_meta *m, const char *service)
+{
+	const char *slash;
+
+	if (!service)
+		return true;
+	slash = strchr(service, '/');
+	if (!slash)
+		return !strcmp(m->service, service);
+	return strlen(m->ns) == (size_t)(slash - service) &&
+	       !strncmp(m->ns, service, slash - service) && !strcmp(m->service, slash + 1);
 }
 
 /* Every service at once (at start, when retention may have been lowered): sort the listed
@@ -436,7 +425,7 @@ static void retention_all_locked(struct store *s)
 			idx[k++] = i;
 	qsort_r(idx, k, sizeof(*idx), cmp_service_newest, s->v);
 	for (i = 0; i < k; i++) {
-		run = i && !strcmp(s->v[idx[i]]->service, s->v[idx[i - 1]]->service) ? run + 1 : 1;
+		run = i && same_group(s->v[idx[i]], s->v[idx[i - 1]]) ? run + 1 : 1;
 		doomed[idx[i]] = run > s->retention;
 	}
 	for (i = s->n; i-- > 0;)
@@ -447,10 +436,18 @@ out:
 	free(doomed);
 }
 
-static void retention_locked(struct store *s, const char *service)
+/* Retention after @added (NULL: every group) was stored. */
+static void retention_locked(struct store *s, const struct store_meta *added)
 {
+	char ns[STORE_NS_MAX], service[STORE_NAME_MAX];
 	int64_t now = s->clock(s->clock_ctx);
 	size_t i, count = 0;
+
+	/* a copy: removing entries below must not pull the group from under us */
+	if (added) {
+		snprintf(ns, sizeof(ns), "%s", added->ns);
+		snprintf(service, sizeof(service), "%s", added->service);
+	}
 
 	/* continuous entries expire by age */
 	for (i = 0; i < s->n;) {
@@ -459,10 +456,11 @@ static void retention_locked(struct store *s, const char *service)
 			continue;
 		i++;
 	}
-	/* the latest N listed entries of @service: walk newest first, remove past N */
-	if (service) {
+	/* the latest N listed entries of (@ns, @service): walk newest first, remove past N */
+	if (added) {
 		for (i = s->n; i-- > 0;) {
-			if (s->v[i]->continuous || strcmp(s->v[i]->service, service))
+			if (s->v[i]->continuous || strcmp(s->v[i]->ns, ns) ||
+			    strcmp(s->v[i]->service, service))
 				continue;
 			if (++count > s->retention)
 				remove_locked(s, i);
@@ -479,15 +477,8 @@ static int insert_locked(struct store *s, struct store_meta *m)
 {
 	size_t i;
 
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct store_meta **v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (array_ensure((void **)&s->v, &s->cap, sizeof(*s->v), s->n + 1))
+		return -ENOMEM;
 	for (i = s->n; i > 0 && cmp_entry(s->v[i - 1], m) > 0; i--)
 		;
 	memmove(&s->v[i + 1], &s->v[i], (s->n - i) * sizeof(*s->v));
@@ -523,16 +514,9 @@ static int load_entry(struct store *s, const char *name)
 	if (m->created_ns > s->last_created)
 		s->last_created = m->created_ns;
 	/* appended; scan() sorts once at the end */
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct store_meta **v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v) {
-			free(m);
-			return -ENOMEM;
-		}
-		s->v = v;
-		s->cap = cap;
+	if (array_ensure((void **)&s->v, &s->cap, sizeof(*s->v), s->n + 1)) {
+		free(m);
+		return -ENOMEM;
 	}
 	s->v[s->n++] = m;
 	return 0;
@@ -557,7 +541,7 @@ static int scan(struct store *s)
 		if (!strncmp(de->d_name, TMP_PREFIX, strlen(TMP_PREFIX))) {
 			/* a profile being written or deleted when the agent stopped */
 			pr_info("store: removing unfinished %s/%s", s->pdir, de->d_name);
-			rm_rf(s->pfd, de->d_name, 0);
+			rm_tree(s->pfd, de->d_name);
 			continue;
 		}
 		if (!store_id_valid(de->d_name))
@@ -650,84 +634,103 @@ static void next_created(struct store *s)
 	s->last_created = now;
 }
 
-int store__add(struct store *s, const struct store_meta *meta, const char *files_dir,
-	       char *id_out)
+/* Every string of @meta terminated, and a valid id when one is set. */
+static bool meta_valid(const struct store_meta *meta)
 {
-	char tmp[64];
-	struct store_meta *m;
-	int sfd = -1, tfd = -1, err;
-	bool preset;
 	size_t i;
 
-	if (!s || !meta || !files_dir)
-		return -EINVAL;
-	preset = meta->id[0] != '\0';
-	if ((preset && !store_id_valid(meta->id)) || !meta->service[0] ||
+	if ((meta->id[0] && !store_id_valid(meta->id)) || !meta->service[0] ||
 	    !memchr(meta->service, '\0', sizeof(meta->service)) ||
+	    !memchr(meta->ns, '\0', sizeof(meta->ns)) ||
 	    !memchr(meta->answer, '\0', sizeof(meta->answer)) ||
 	    !memchr(meta->target, '\0', sizeof(meta->target)) ||
 	    !memchr(meta->question, '\0', sizeof(meta->question)) ||
 	    !memchr(meta->target_kind, '\0', sizeof(meta->target_kind)) ||
 	    meta->nlanguages > STORE_MAX_LANGUAGES)
-		return -EINVAL;
+		return false;
 	for (i = 0; i < meta->nlanguages; i++)
 		if (!memchr(meta->languages[i], '\0', STORE_LANGUAGE_MAX))
-			return -EINVAL;
-	m = malloc(sizeof(*m));
+			return false;
+	return true;
+}
+
+/* A copy of @meta whose strings jansson accepts and none of which can break a line. */
+static struct store_meta *sanitized_copy(const struct store_meta *meta)
+{
+	struct store_meta *m = malloc(sizeof(*m));
+	size_t i;
+
 	if (!m)
-		return -ENOMEM;
+		return NULL;
 	*m = *meta;
-	/* every string accepted by jansson, none able to break a line */
 	text_utf8_sanitize(m->service);
+	text_utf8_sanitize(m->ns);
 	text_utf8_sanitize(m->question);
 	text_utf8_sanitize(m->target_kind);
 	text_utf8_sanitize(m->target);
 	text_utf8_sanitize(m->answer);
 	for (i = 0; i < m->nlanguages; i++)
 		text_utf8_sanitize(m->languages[i]);
+	return m;
+}
+
+/* Stamps @m with its creation time and, unless @preset, a new id. Returns 0, or -EEXIST
+ * when the preset id is taken. */
+static int claim_id(struct store *s, struct store_meta *m, bool preset)
+{
+	int err = 0;
 
 	pthread_mutex_lock(&s->lock);
 	next_created(s);
 	m->created_ns = s->last_created;
 	if (preset && find_locked(s, m->id) >= 0)
 		err = -EEXIST;
-	else
-		err = 0;
 	pthread_mutex_unlock(&s->lock);
-	if (err)
-		goto out_free;
-	if (!preset)
+	if (!err && !preset)
 		store_make_id(m->created_ns, m->id);
+	return err;
+}
+
+/* Copies the files of @files_dir and meta.json into the new directory @tmp, fsynced. Returns
+ * 0 or -errno (what it created of @tmp is then removed again). */
+static int write_tmp(struct store *s, const struct store_meta *m, const char *files_dir,
+		     const char *tmp)
+{
+	int sfd, tfd = -1, err;
+	size_t i;
 
 	sfd = open(files_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (sfd < 0) {
-		err = -errno;
-		goto out_free;
-	}
-	snprintf(tmp, sizeof(tmp), TMP_PREFIX "%s", m->id);
+	if (sfd < 0)
+		return -errno;
 	if (mkdirat(s->pfd, tmp, 0755) < 0) {
 		err = -errno;
-		goto out_free;
+		close(sfd);
+		return err;
 	}
 	tfd = openat(s->pfd, tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (tfd < 0) {
-		err = -errno;
-		goto out_rm;
-	}
-	for (i = 0; i < STORE_FILE_COUNT; i++) {
+	err = tfd < 0 ? -errno : 0;
+	for (i = 0; !err && i < STORE_FILE_COUNT; i++) {
 		err = copy_file(sfd, tfd, file_names[i]);
 		if (err == -ENOENT && i == STORE_FILE_FLAMEGRAPH)
 			err = 0;
-		if (err)
-			goto out_rm;
 	}
-	err = write_meta(tfd, m);
-	if (err)
-		goto out_rm;
-	if (fsync(tfd) < 0) {
+	if (!err)
+		err = write_meta(tfd, m);
+	if (!err && fsync(tfd) < 0)
 		err = -errno;
-		goto out_rm;
-	}
+	if (tfd >= 0)
+		close(tfd);
+	close(sfd);
+	if (err)
+		rm_tree(s->pfd, tmp);
+	return err;
+}
+
+/* Renames @tmp to the id and indexes @m (owned by the index on success). Returns 0 or -errno;
+ * disk and index agree either way. */
+static int publish(struct store *s, struct store_meta *m, const char *tmp, char *id_out)
+{
+	int err = 0;
 
 	pthread_mutex_lock(&s->lock);
 	if (find_locked(s, m->id) >= 0) {
@@ -748,24 +751,39 @@ int store__add(struct store *s, const struct store_meta *meta, const char *files
 		} else {
 			if (id_out)
 				memcpy(id_out, m->id, STORE_ID_SIZE);
-			retention_locked(s, m->continuous ? NULL : m->service);
-			m = NULL;
+			retention_locked(s, m->continuous ? NULL : m);
 		}
 	}
 	pthread_mutex_unlock(&s->lock);
-	if (err)
-		goto out_rm;
-	close(tfd);
-	close(sfd);
-	return 0;
+	return err;
+}
 
-out_rm:
-	if (tfd >= 0)
-		close(tfd);
-	rm_rf(s->pfd, tmp, 0);
+int store__add(struct store *s, const struct store_meta *meta, const char *files_dir,
+	       char *id_out)
+{
+	struct store_meta *m;
+	char tmp[64];
+	bool preset;
+	int err;
+
+	if (!s || !meta || !files_dir || !meta_valid(meta))
+		return -EINVAL;
+	preset = meta->id[0] != '\0';
+	m = sanitized_copy(meta);
+	if (!m)
+		return -ENOMEM;
+	err = claim_id(s, m, preset);
+	if (err)
+		goto out_free;
+	snprintf(tmp, sizeof(tmp), TMP_PREFIX "%s", m->id);
+	err = write_tmp(s, m, files_dir, tmp);
+	if (err)
+		goto out_free;
+	err = publish(s, m, tmp, id_out);
+	if (!err)
+		return 0;	/* @m is the index's now */
+	rm_tree(s->pfd, tmp);
 out_free:
-	if (sfd >= 0)
-		close(sfd);
 	free(m);
 	return err;
 }
@@ -779,7 +797,7 @@ size_t store__list(struct store *s, const char *service, size_t offset, struct s
 	for (i = s->n; i-- > 0;) {
 		const struct store_meta *m = s->v[i];
 
-		if (m->continuous || (service && strcmp(m->service, service)))
+		if (m->continuous || !store_meta_of_service(m, service))
 			continue;
 		if (matches++ < offset)
 			continue;
@@ -865,7 +883,7 @@ int store__remove_all(struct store *s)
 	for (i = 0; i < s->n; i++)
 		free(s->v[i]);
 	s->n = 0;
-	err = rm_rf(AT_FDCWD, s->pdir, 0);
+	err = rm_tree(AT_FDCWD, s->pdir);
 	pthread_mutex_unlock(&s->lock);
 	return err;
 }

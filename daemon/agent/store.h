@@ -12,7 +12,7 @@
  * The index is rebuilt at __new() from DIR/profiles/<id>/meta.json. Entries are ordered by
  * the time they were stored (created_ns, strictly increasing within a process), newest first.
  * Retention, applied on every add: the latest @retention_per_service listed profiles of each
- * service; continuous-profiling entries for @continuous_retention_hours (never listed); at
+ * (namespace, service): tenants in two namespaces never evict each other's; continuous-profiling entries for @continuous_retention_hours (never listed); at
  * most @max_entries entries in all (the oldest go first).
  *
  * All methods are thread-safe (one mutex); results are copies owned by the caller.
@@ -27,6 +27,7 @@
 /* "20261129T174501Z-a1b2c3" plus the NUL */
 #define STORE_ID_SIZE 24
 #define STORE_NAME_MAX 256
+#define STORE_NS_MAX 64			/* a DNS label: 63 + NUL */
 #define STORE_ANSWER_MAX 1024
 #define STORE_MAX_LANGUAGES 8
 #define STORE_LANGUAGE_MAX 16
@@ -54,8 +55,9 @@ const char *store_file_name(enum store_file f);
 /* meta.json of a profile (docs/api.md). Strings are NUL-terminated (truncated to fit). */
 struct store_meta {
 	char id[STORE_ID_SIZE];		/* set by store__add(), or preset (store_make_id) */
-	/* the Service name, "server", or the target description: the retention group */
+	/* the Service name, "server", or the target description: with @ns, the retention group */
 	char service[STORE_NAME_MAX];
+	char ns[STORE_NS_MAX];		/* the Service's Kubernetes namespace; "" if none */
 	char question[32];		/* "cpu" */
 	char target_kind[16];		/* "server", "service", "pids", "unit", "container" */
 	char target[STORE_NAME_MAX];	/* "Service billing", "this server" */
@@ -80,6 +82,9 @@ struct store_opts {
 	store_clock_fn_t clock;			/* NULL: CLOCK_REALTIME */
 	void *clock_ctx;
 };
+
+/* True when @m is of @service as store__list() takes it ("NS/NAME" or "NAME"; NULL: all). */
+bool store_meta_of_service(const struct store_meta *m, const char *service);
 
 /* True when @id has the form of a store id (so it is safe as a file name). */
 bool store_id_valid(const char *id);
@@ -110,8 +115,9 @@ int store__add(struct store *s, const struct store_meta *meta, const char *files
 
 /*
  * Copies up to @max listed entries (not continuous), newest first, of service @service (NULL:
- * all), skipping the first @offset matches, into @out. Returns how many were copied; *@total
- * (may be NULL) gets the number of matches.
+ * all; "NS/NAME": the Service NAME of namespace NS only; "NAME": every Service NAME, whatever
+ * its namespace), skipping the first @offset matches, into @out. Returns how many were
+ * copied; *@total (may be NULL) gets the number of matches.
  */
 size_t store__list(struct store *s, const char *service, size_t offset, struct store_meta *out,
 		   size_t max, size_t *total);

@@ -13,6 +13,7 @@
 #include "cgroups/owner.h"
 #include "daemon/capture/preflight.h"
 #include "runtimes/detect.h"
+#include "runtimes/detect_cache.h"
 #include "runtimes/go/go_pprof.h"
 #include "runtimes/languages.h"
 
@@ -177,121 +178,183 @@ static char *render_text(json_t *doc)
 	return buf;
 }
 
-int check_run(const struct check_opts *o, char **json, char **text, char *err, size_t size)
-{
-	struct owner_resolver_opts ro = { .proc_root = o->proc_root, .name_fn = o->name_fn,
-					  .name_ctx = o->name_ctx };
-	struct runtime_detect_opts dopts = { .proc_root = o->proc_root };
+/* What check found about the target's processes. */
+struct check_scan {
 	struct rt_group groups[MAX_RUNTIME_GROUPS];
-	const char *root = o->proc_root ? o->proc_root : "/proc";
-	const struct language_row *langs;
-	struct owner_resolver *owners = NULL;
-	json_t *doc = NULL, *procs, *rts, *qs, *ls, *reasons, *gop;
-	struct runtime_info ri;
-	struct preflight pf;
-	uint32_t *pids = NULL;
-	unsigned int seen = 0;
-	char msg[2048], who[TARGET_NAME_MAX + 32], go_missing[320] = "", why_buf[768];
-	size_t ngroups = 0, nlangs, i, ngo = 0;
-	int n, ret, not_ready;
+	size_t ngroups, ngo;
+	unsigned int seen;		/* bit per enum runtime_kind, plus CHECK_GO_PPROF */
+	char go_missing[320];
+	json_t *procs, *gop;
+};
 
-	not_ready = preflight_check(&pf);
-	ret = owner_resolver__new(&ro, &owners);
-	if (ret)
-		return ret;
-	n = list_pids(o, owners, &pids, err, size);
-	if (n < 0) {
-		owner_resolver__free(owners);
-		return n;
+/* A Go program's own profiles (memory, goroutines, mutexes) come from its net/http/pprof, found
+ * inside its network namespace. */
+static void scan_go(const struct check_opts *o, uint32_t pid, struct check_scan *sc)
+{
+	struct go_endpoint ep;
+	char why[256] = "", where[80];
+
+	if (!go_pprof_find(o->proc_root, (int)pid, &ep, why, sizeof(why))) {
+		sc->seen |= CHECK_GO_PPROF;
+		snprintf(where, sizeof(where), "%s:%u", ep.host, ep.port);
+		json_array_append_new(sc->gop, json_pack("{s:I, s:s, s:n}", "pid", (json_int_t)pid,
+							 "endpoint", where, "reason"));
+		return;
 	}
-	procs = json_array();
-	gop = json_array();
-	for (i = 0; i < (size_t)n; i++) {
+	if (!sc->go_missing[0])
+		snprintf(sc->go_missing, sizeof(sc->go_missing), "process %u: %s", pid,
+			 why[0] ? why : "no endpoint found");
+	json_array_append_new(sc->gop, json_pack("{s:I, s:n, s:s}", "pid", (json_int_t)pid,
+						 "endpoint", "reason",
+						 why[0] ? why : "no endpoint found"));
+}
+
+/* The runtime of each of @pids (kernel threads left out), and the Go endpoints. */
+static void scan_processes(const struct check_opts *o, const uint32_t *pids, size_t n,
+			   struct check_scan *sc)
+{
+	struct runtime_detect_opts dopts = { .proc_root = o->proc_root };
+	const char *root = o->proc_root ? o->proc_root : "/proc";
+	struct runtime_info ri;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
 		if (is_kthread(root, pids[i]))
 			continue;
-		if (runtime_detect(&dopts, (int)pids[i], &ri) < 0)
+		/* cached per (pid, start time, executable): GET /v1/status runs this often */
+		if (runtime_detect_cached(&dopts, (int)pids[i], &ri) < 0)
 			continue;
-		seen |= 1u << ri.kind;
-		/* A Go program's own profiles (memory, goroutines, mutexes) come from its
-		 * net/http/pprof, found inside its network namespace; not for a whole server. */
+		sc->seen |= 1u << ri.kind;
+		/* not for a whole server */
 		if (ri.kind == RUNTIME_GO && o->target.kind != TARGET_SERVER &&
-		    ngo++ < CHECK_MAX_GO_PROBES) {
-			struct go_endpoint ep;
-			char why[256] = "", where[80];
-
-			if (!go_pprof_find(o->proc_root, (int)pids[i], &ep, why, sizeof(why))) {
-				seen |= CHECK_GO_PPROF;
-				snprintf(where, sizeof(where), "%s:%u", ep.host, ep.port);
-				json_array_append_new(gop, json_pack("{s:I, s:s, s:n}", "pid",
-								     (json_int_t)pids[i],
-								     "endpoint", where, "reason"));
-			} else {
-				if (!go_missing[0])
-					snprintf(go_missing, sizeof(go_missing), "process %u: %s",
-						 pids[i], why[0] ? why : "no endpoint found");
-				json_array_append_new(gop, json_pack("{s:I, s:n, s:s}", "pid",
-								     (json_int_t)pids[i], "endpoint",
-								     "reason", why[0] ? why :
-								     "no endpoint found"));
-			}
-		}
-		add_group(groups, &ngroups, &ri);
-		json_array_append_new(procs, json_pack("{s:I, s:s, s:s, s:s}", "pid",
-						       (json_int_t)pids[i], "runtime",
-						       runtime_kind_name(ri.kind), "version",
-						       ri.version, "display", ri.display));
+		    sc->ngo++ < CHECK_MAX_GO_PROBES)
+			scan_go(o, pids[i], sc);
+		add_group(sc->groups, &sc->ngroups, &ri);
+		json_array_append_new(sc->procs, json_pack("{s:I, s:s, s:s, s:s}", "pid",
+							   (json_int_t)pids[i], "runtime",
+							   runtime_kind_name(ri.kind), "version",
+							   ri.version, "display", ri.display));
 	}
-	rts = json_array();
-	for (i = 0; i < ngroups; i++) {
-		char t[sizeof(groups[0].display) + 48];
+}
 
-		if (groups[i].count > 1)
-			snprintf(t, sizeof(t), "%.63s \u00d7 %zu processes", groups[i].display,
-				 groups[i].count);
+static json_t *runtimes_json(const struct check_scan *sc)
+{
+	json_t *rts = json_array();
+	size_t i;
+
+	for (i = 0; i < sc->ngroups; i++) {
+		const struct rt_group *g = &sc->groups[i];
+		char t[sizeof(g->display) + 48];
+
+		if (g->count > 1)
+			snprintf(t, sizeof(t), "%.63s \u00d7 %zu processes", g->display, g->count);
 		else
-			snprintf(t, sizeof(t), "%.63s", groups[i].display);
+			snprintf(t, sizeof(t), "%.63s", g->display);
 		json_array_append_new(rts, json_pack("{s:s, s:s, s:I}", "text", t, "display",
-						     groups[i].display, "processes",
-						     (json_int_t)groups[i].count));
+						     g->display, "processes", (json_int_t)g->count));
 	}
-	qs = json_array();
+	return rts;
+}
+
+static json_t *questions_json(const struct check_opts *o, const struct check_scan *sc,
+			      bool ready)
+{
+	json_t *qs = json_array();
+	char why_buf[768];
+	size_t i;
+
 	for (i = 0; i < Q_COUNT; i++) {
 		const struct question_info *qi = question_info(i);
-		const char *why = not_ready ? "the server is not ready to profile" :
-					  check_question_reason(i, o->target.kind, seen, go_missing,
-								why_buf, sizeof(why_buf));
+		const char *why = !ready ? "the server is not ready to profile" :
+				  check_question_reason(i, o->target.kind, sc->seen, sc->go_missing,
+							why_buf, sizeof(why_buf));
 
 		json_array_append_new(qs, json_pack("{s:s, s:s, s:b, s:s*}", "id", qi->id, "text",
 						    qi->text, "available", why == NULL, "reason",
 						    why));
 	}
-	ls = json_array();
-	langs = languages_table(&nlangs);
-	for (i = 0; i < nlangs; i++)
+	return qs;
+}
+
+static json_t *languages_json(void)
+{
+	const struct language_row *langs;
+	json_t *ls = json_array();
+	size_t i, n;
+
+	langs = languages_table(&n);
+	for (i = 0; i < n; i++)
 		json_array_append_new(ls, json_pack("{s:s, s:s, s:s, s:s}", "language",
 						    langs[i].language, "versions", langs[i].versions,
 						    "how", langs[i].how, "test", langs[i].test));
-	reasons = json_array();
-	for (i = 0; i < (size_t)pf.nreasons; i++)
-		json_array_append_new(reasons, json_string(pf.reasons[i]));
-	doc = json_pack("{s:b, s:s, s:o, s:{s:s, s:s}, s:s, s:o, s:o, s:o, s:s, s:s, s:o, s:o}",
-			"ready", !not_ready, "message", preflight_message(&pf, msg, sizeof(msg)),
-			"reasons", reasons, "target", "kind", target_kind_name(o->target.kind),
-			"description", target_describe(&o->target, who, sizeof(who)),
-			"target_description", who, "processes", procs, "runtimes", rts, "go_pprof",
-			gop, "kernel",
-			pf.kernel, "processor", pf.processor, "questions", qs, "languages", ls);
-	free(pids);
+	return ls;
+}
+
+/* The document of docs/cli.md from the scan and the preflight. */
+static json_t *check_doc(const struct check_opts *o, struct check_scan *sc,
+			 const struct preflight *pf, bool ready)
+{
+	char msg[2048], who[TARGET_NAME_MAX + 32];
+	json_t *reasons = json_array();
+	int i;
+
+	for (i = 0; i < pf->nreasons; i++)
+		json_array_append_new(reasons, json_string(pf->reasons[i]));
+	return json_pack("{s:b, s:s, s:o, s:{s:s, s:s}, s:s, s:o, s:o, s:o, s:s, s:s, s:o, s:o}",
+			 "ready", ready, "message", preflight_message(pf, msg, sizeof(msg)),
+			 "reasons", reasons, "target", "kind", target_kind_name(o->target.kind),
+			 "description", target_describe(&o->target, who, sizeof(who)),
+			 "target_description", who, "processes", sc->procs, "runtimes",
+			 runtimes_json(sc), "go_pprof", sc->gop, "kernel", pf->kernel, "processor",
+			 pf->processor, "questions", questions_json(o, sc, ready), "languages",
+			 languages_json());
+}
+
+int check_run(const struct check_opts *o, struct check_result *out, char *err, size_t size)
+{
+	struct owner_resolver_opts ro = { .proc_root = o->proc_root, .name_fn = o->name_fn,
+					  .name_ctx = o->name_ctx };
+	struct owner_resolver *owners = NULL;
+	struct check_scan sc = {};
+	struct preflight pf;
+	uint32_t *pids = NULL;
+	char *json, *text;
+	json_t *doc;
+	bool ready;
+	int n, ret;
+
+	ready = !preflight_check(&pf);
+	ret = owner_resolver__new(&ro, &owners);
+	if (ret)
+		return ret;
+	n = list_pids(o, owners, &pids, err, size);
 	owner_resolver__free(owners);
+	if (n < 0)
+		return n;
+	sc.procs = json_array();
+	sc.gop = json_array();
+	scan_processes(o, pids, (size_t)n, &sc);
+	free(pids);
+	doc = check_doc(o, &sc, &pf, ready);
 	if (!doc)
 		return -ENOMEM;
-	*json = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	*text = render_text(doc);
+	json = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	text = render_text(doc);
 	json_decref(doc);
-	if (!*json || !*text) {
-		free(*json);
-		free(*text);
+	if (!json || !text) {
+		free(json);
+		free(text);
 		return -ENOMEM;
 	}
-	return not_ready ? -EPERM : 0;
+	out->json = json;
+	out->text = text;
+	out->ready = ready;
+	return 0;
+}
+
+void check_result__fini(struct check_result *r)
+{
+	free(r->json);
+	free(r->text);
+	r->json = r->text = NULL;
 }

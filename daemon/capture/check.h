@@ -35,12 +35,20 @@ struct check_opts {
 const char *check_question_reason(enum question q, enum target_kind kind, unsigned int runtimes,
 				  const char *go_missing, char *buf, size_t size);
 
+/* What check found: one JSON document (fields in docs/cli.md) and what `check` prints. */
+struct check_result {
+	char *json;		/* malloc'd */
+	char *text;		/* malloc'd */
+	bool ready;		/* false: the server cannot profile now (the text says why) */
+};
+
 /*
- * Runs the checks. On success returns 0 (ready) or -EPERM (not ready: the text says why) with
- * @json (one JSON document, fields in docs/cli.md) and @text (what `check` prints), both
- * malloc'd for the caller. Returns -ENOENT with @err filled when the target matches nothing,
- * -ENOMEM.
+ * Runs the checks. Returns 0 with @out filled (free with check_result__fini), whether the
+ * server is ready or not (@out->ready). Returns -ENOENT with @err filled when the target matches
+ * nothing, -ENOMEM, or another -errno; @out is untouched then.
  */
-int check_run(const struct check_opts *o, char **json, char **text, char *err, size_t size);
+int check_run(const struct check_opts *o, struct check_result *out, char *err, size_t size);
+/* Frees what @r holds (not @r). */
+void check_result__fini(struct check_result *r);
 
 #endif

@@ -9,14 +9,9 @@
 #include <unistd.h>
 
 #include "base/log.h"
-#include "profile/merge.h"
-#include "profile/pprof.h"
 #include "profile/profile.h"
-#include "profile/report.h"
 #include "runtimes/go/go_pprof.h"
 #include "runtimes/go/goroutines.h"
-
-#define MAX_GROUPS 4096
 
 struct go_proc {
 	uint32_t pid;
@@ -35,9 +30,7 @@ struct go_source {
 	size_t nprocs;
 	char *notes[GO_SOURCE_MAX_NOTES];
 	size_t nnotes;
-	struct go_goroutine_group *groups;
-	size_t ngroups;
-	uint64_t goroutines;
+	struct go_groups groups;
 };
 
 bool go_source_question(enum question q)
@@ -83,7 +76,7 @@ void go_source__free(struct go_source *g)
 	}
 	for (i = 0; i < g->nnotes; i++)
 		free(g->notes[i]);
-	free(g->groups);
+	go_groups_release(&g->groups);
 	free(g);
 }
 
@@ -150,9 +143,9 @@ size_t go_source__notes(const struct go_source *g, const char *const **notes)
 const struct go_goroutine_group *go_source__goroutines(const struct go_source *g, size_t *n,
 							 uint64_t *total)
 {
-	*n = g->ngroups;
-	*total = g->goroutines;
-	return g->groups;
+	*n = g->groups.n;
+	*total = g->groups.total;
+	return g->groups.g;
 }
 
 /* GET @path from @p's endpoint; failures become a note naming @what. */
@@ -189,9 +182,6 @@ static int fetch(struct go_source *g, struct go_proc *p, const char *path, const
 static int fetch_profile(struct go_source *g, struct go_proc *p, const char *path,
 			 const char *what, const char *t0, const char *t1, struct profile **out)
 {
-	struct pprof_decode_opts o = { .default_lang = PROF_LANG_GO,
-				       .sample_types = { t0, t1 },
-				       .max_decoded = GO_SOURCE_MAX_DECODED };
 	char *body = NULL;
 	size_t len = 0;
 	int ret;
@@ -199,29 +189,25 @@ static int fetch_profile(struct go_source *g, struct go_proc *p, const char *pat
 	ret = fetch(g, p, path, what, &body, &len);
 	if (ret)
 		return ret;
-	ret = pprof_decode_ext(body, len, &o, out);
+	ret = go_profiles_decode(body, len, t0, t1, GO_SOURCE_MAX_DECODED, out);
 	free(body);
 	if (ret)
 		note(g, "Process %u (%s): its %s from %s:%u%s is not a pprof profile with %s and %s "
 			"(%s); it is left out.", p->pid, p->comm, what, p->ep.host, p->ep.port, path,
-		     t0, t1, ret == -ENOENT ? "those sample types are missing" :
-		     ret == -EFBIG ? "too large" : "malformed");
+		     t0, t1, go_profiles_decode_why(ret));
 	return ret;
 }
 
 /* "sampling period=N" of /debug/pprof/mutex?debug=1: the program's mutex profile fraction. */
 static long mutex_period(struct go_source *g, struct go_proc *p)
 {
-	const char *key = "sampling period=";
-	char *body = NULL, *s;
+	char *body = NULL;
 	size_t len = 0;
-	long v = -1;
+	long v;
 
 	if (fetch(g, p, "/debug/pprof/mutex?debug=1", "mutex profile", &body, &len))
 		return -1;
-	s = strstr(body, key);
-	if (s)
-		v = strtol(s + strlen(key), NULL, 10);
+	v = go_profiles_mutex_period(body);
 	free(body);
 	return v;
 }
@@ -252,47 +238,7 @@ static void labels_of(struct go_proc *p, go_labels_fn_t fn, void *ctx, struct pr
 	memset(l, 0, sizeof(*l));
 	if (fn)
 		fn(ctx, p->pid, l);
-	l->pid = p->pid;
-	if (!l->process)
-		l->process = p->comm;
-	l->lang = PROF_LANG_GO;
-}
-
-/* False when a stack (leaf first) waits on a sync mutex: the block profile's view of a wait the
- * mutex profile also holds. */
-static bool not_sync_mutex(const struct profile *p, const struct prof_sample *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->nframes && i < 8; i++) {
-		const struct prof_frame_info *f = profile__frame_info(p, s->frames[i]);
-
-		if (f && f->function && (!strcmp(f->function, "sync.(*Mutex).Lock") ||
-					 !strcmp(f->function, "sync.(*Mutex).lockSlow") ||
-					 !strcmp(f->function, "sync.(*RWMutex).Lock") ||
-					 !strcmp(f->function, "sync.(*RWMutex).RLock")))
-			return false;
-	}
-	return true;
-}
-
-/* Adds @end (minus @start when given) to @dst under @leaf_text; frees nothing. */
-static int add_delta(struct profile *dst, struct profile *end, struct profile *start,
-		     const struct prof_labels *l, const char *leaf_text,
-		     bool (*keep)(const struct profile *, const struct prof_sample *))
-{
-	struct prof_frame_info leaf = { .function = leaf_text, .mapping = REPORT_WAIT_MAPPING,
-					.lang = PROF_LANG_KERNEL };
-	struct profile_merge_opts mo = { .labels = l, .positive_only = true,
-					 .leaf = leaf_text ? &leaf : NULL, .keep = keep };
-	struct profile *d = NULL;
-	int ret;
-
-	ret = profile_delta(end, start, &d);
-	if (!ret)
-		ret = profile_merge(dst, d, &mo);
-	profile__free(d);
-	return ret;
+	go_profiles_labels(l, p->pid, p->comm);
 }
 
 static int finish_locks(struct go_source *g, struct go_proc *p, struct profile *dst,
@@ -310,8 +256,8 @@ static int finish_locks(struct go_source *g, struct go_proc *p, struct profile *
 	else if (p->start[0] &&
 		 !fetch_profile(g, p, "/debug/pprof/mutex", "mutex profile", "delay",
 				"contentions", &end)) {
-		ret = add_delta(dst, end, p->start[0], l, "[lock wait: Go sync.Mutex, by holder]",
-				NULL);
+		ret = go_profiles_add_delta(dst, end, p->start[0], l, GO_PROFILES_MUTEX_LEAF,
+					    NULL);
 		profile__free(end);
 		end = NULL;
 	}
@@ -324,100 +270,10 @@ static int finish_locks(struct go_source *g, struct go_proc *p, struct profile *
 			"is off unless the program calls runtime.SetBlockProfileRate.", p->pid,
 		     p->comm);
 	/* With the mutex profile on, its waits are already counted from the holder's side. */
-	ret = add_delta(dst, end, p->start[1], l, "[lock wait: Go blocking]",
-			p->mutex_period > 0 ? not_sync_mutex : NULL);
+	ret = go_profiles_add_delta(dst, end, p->start[1], l, GO_PROFILES_BLOCK_LEAF,
+				    p->mutex_period > 0 ? go_profiles_not_sync_mutex : NULL);
 	profile__free(end);
 	return ret;
-}
-
-static int group_add(struct go_source *g, const struct go_proc *p, const char *state,
-		     const char *fn)
-{
-	size_t i;
-
-	for (i = 0; i < g->ngroups; i++) {
-		struct go_goroutine_group *x = &g->groups[i];
-
-		if (x->pid == p->pid && !strcmp(x->state, state) && !strcmp(x->function, fn)) {
-			x->count++;
-			return 0;
-		}
-	}
-	if (g->ngroups >= MAX_GROUPS)
-		return 0;
-	if (!g->groups) {
-		g->groups = calloc(MAX_GROUPS, sizeof(*g->groups));
-		if (!g->groups)
-			return -ENOMEM;
-	}
-	g->groups[g->ngroups].pid = p->pid;
-	snprintf(g->groups[g->ngroups].process, sizeof(g->groups[0].process), "%s", p->comm);
-	snprintf(g->groups[g->ngroups].state, sizeof(g->groups[0].state), "%s", state);
-	snprintf(g->groups[g->ngroups].function, sizeof(g->groups[0].function), "%s", fn);
-	g->groups[g->ngroups].count = 1;
-	g->ngroups++;
-	return 0;
-}
-
-static int cmp_group(const void *a, const void *b)
-{
-	const struct go_goroutine_group *x = a, *y = b;
-
-	if (x->count != y->count)
-		return x->count < y->count ? 1 : -1;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
-}
-
-/* The goroutine of the program's HTTP server that is writing the dump we asked for. */
-static bool writes_the_dump(const struct go_goroutine *gr)
-{
-	uint32_t j;
-
-	for (j = 0; j < gr->nframes && j < 16; j++)
-		if (gr->frames[j].func &&
-		    !strncmp(gr->frames[j].func, "runtime/pprof.writeGoroutine", 28))
-			return true;
-	return false;
-}
-
-/* One goroutine: its stack under a leaf saying its state, and its group. */
-static int add_goroutine(struct go_source *g, const struct go_proc *p, struct profile *dst,
-			 const struct prof_labels *l, const struct go_goroutine *gr)
-{
-	const char *state = gr->state && *gr->state ? gr->state : "unknown", *mine = NULL;
-	char leaf_text[96];
-	struct prof_frame_info leaf = { .function = leaf_text, .mapping = REPORT_WAIT_MAPPING,
-					.lang = PROF_LANG_KERNEL };
-	uint32_t frames[PROF_MAX_FRAMES], j;
-	int64_t one = 1;
-	size_t n = 0;
-	int id, ret;
-
-	snprintf(leaf_text, sizeof(leaf_text), "[goroutine: %s]", state);
-	id = profile__frame(dst, &leaf);
-	if (id < 0)
-		return id;
-	frames[n++] = (uint32_t)id;
-	for (j = 0; j < gr->nframes && n < PROF_MAX_FRAMES; j++) {
-		struct prof_frame_info fi = { .function = gr->frames[j].func,
-					      .file = gr->frames[j].file,
-					      .line = gr->frames[j].line,
-					      .mapping = p->exe, .lang = PROF_LANG_GO };
-
-		if (!mine && fi.function && !report_is_go_std(fi.function))
-			mine = fi.function;
-		id = profile__frame(dst, &fi);
-		if (id < 0)
-			return id;
-		frames[n++] = (uint32_t)id;
-	}
-	ret = profile__add(dst, frames, n, l, &one);
-	if (ret)
-		return ret;
-	if (!mine)
-		mine = gr->nframes && gr->frames[0].func ? gr->frames[0].func : "?";
-	g->goroutines++;
-	return group_add(g, p, state, mine);
 }
 
 static int finish_goroutines(struct go_source *g, struct go_proc *p, struct profile *dst,
@@ -425,7 +281,7 @@ static int finish_goroutines(struct go_source *g, struct go_proc *p, struct prof
 {
 	struct go_goroutines *gs = NULL;
 	char *body = NULL;
-	size_t len = 0, i;
+	size_t len = 0;
 	int ret;
 
 	if (fetch(g, p, "/debug/pprof/goroutine?debug=2", "goroutine dump", &body, &len))
@@ -440,9 +296,7 @@ static int finish_goroutines(struct go_source *g, struct go_proc *p, struct prof
 		     ret == -EFBIG ? "too large" : "not the text of a goroutine dump");
 		return 0;
 	}
-	for (i = 0; i < gs->n && !ret; i++)
-		if (!writes_the_dump(&gs->g[i]))	/* answering us: not the program's */
-			ret = add_goroutine(g, p, dst, l, &gs->g[i]);
+	ret = go_profiles_add_goroutines(dst, gs, l, p->comm, p->exe, &g->groups);
 	if (!ret && gs->goroutines_dropped)
 		note(g, "Process %u (%s) has more goroutines than one capture keeps; %zu are left "
 			"out.", p->pid, p->comm, gs->goroutines_dropped);
@@ -465,13 +319,14 @@ int go_source__finish(struct go_source *g, struct profile *dst, go_labels_fn_t l
 		case Q_MEMORY_HELD:
 			if (!fetch_profile(g, p, "/debug/pprof/heap?gc=1", "heap profile",
 					   "inuse_space", "inuse_objects", &end))
-				ret = add_delta(dst, end, NULL, &l, NULL, NULL);
+				ret = go_profiles_add_delta(dst, end, NULL, &l, NULL, NULL);
 			break;
 		case Q_MEMORY_ALLOC:
 			if (p->start[0] &&
 			    !fetch_profile(g, p, "/debug/pprof/allocs", "allocation profile",
 					   "alloc_space", "alloc_objects", &end))
-				ret = add_delta(dst, end, p->start[0], &l, NULL, NULL);
+				ret = go_profiles_add_delta(dst, end, p->start[0], &l, NULL,
+							    NULL);
 			break;
 		case Q_LOCKS:
 			ret = finish_locks(g, p, dst, &l);
@@ -484,7 +339,6 @@ int go_source__finish(struct go_source *g, struct profile *dst, go_labels_fn_t l
 		}
 		profile__free(end);
 	}
-	if (g->ngroups)
-		qsort(g->groups, g->ngroups, sizeof(*g->groups), cmp_group);
+	go_groups_sort(&g->groups);
 	return ret;
 }

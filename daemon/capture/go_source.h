@@ -4,8 +4,8 @@
  * eBPF cannot answer (memory-held: heap in use; memory-alloc: allocations) or answers only in
  * part (locks: a goroutine waiting on a sync.Mutex parks without a futex; threads: goroutines
  * are not threads). The endpoint of each process is found by runtimes/go_pprof, inside the
- * process's network namespace; profiles are decoded (profile/pprof) and merged into the
- * capture's profile, labelled with the process, its owner and language Go.
+ * process's network namespace; profiles are decoded and merged into the capture's profile by
+ * runtimes/go/profiles, labelled with the process, its owner and language Go.
  *
  *   memory-held    /debug/pprof/heap?gc=1 at the end: inuse_space, inuse_objects
  *   memory-alloc   /debug/pprof/allocs at the start and at the end: the difference
@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "daemon/capture/question.h"
+#include "runtimes/go/profiles.h"
 
 struct profile;
 struct prof_labels;
@@ -70,14 +71,8 @@ int go_source__finish(struct go_source *g, struct profile *dst, go_labels_fn_t l
 /* The notes of the capture (borrowed). */
 size_t go_source__notes(const struct go_source *g, const char *const **notes);
 
-/* Goroutines seen by a `threads` capture, grouped by process, state and function, most first. */
-struct go_goroutine_group {
-	uint32_t pid;
-	char process[16];
-	char state[48];		/* "chan receive", "running", "select" */
-	char function[160];	/* the leaf-most function of the program, else the leaf */
-	uint32_t count;
-};
+/* Goroutines seen by a `threads` capture (runtimes/go/profiles.h), grouped by process, state
+ * and function, most first. */
 const struct go_goroutine_group *go_source__goroutines(const struct go_source *g, size_t *n,
 							 uint64_t *total);
 

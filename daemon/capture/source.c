@@ -30,6 +30,7 @@ struct source {
 	void *ksym_ctx;
 	source_emit_fn_t emit;
 	void *emit_ctx;
+	int python_err;			/* the CPython walk could not start */
 };
 
 static double mono_s(void)
@@ -98,7 +99,18 @@ int source__new(const struct source_opts *o, struct source **out)
 					   .offcpu = o->question != Q_CPU,
 					   .on_new_task = o->on_new_task, .ctx = o->ctx };
 
+		if (o->question != Q_THREADS) {
+			so.py_tgids = o->py_tgids;
+			so.py_procs = o->py_procs;
+			so.npy = o->npy;
+		}
 		err = sampler__new(&so, &s->sampler);
+		if (err && so.npy && err != -EPERM) {
+			/* the CPython walk cannot start here: native frames, and a note */
+			s->python_err = err;
+			so.npy = 0;
+			err = sampler__new(&so, &s->sampler);
+		}
 		break;
 	}
 	case Q_LOCKS: {
@@ -152,6 +164,18 @@ int source__add_tgid(struct source *s, uint32_t tgid)
 	if (s->locks)
 		return locks__add_tgid(s->locks, tgid);
 	return memgrow__add_tgid(s->memgrow, tgid);
+}
+
+int source__add_python(struct source *s, uint32_t tgid, const struct py_proc *proc)
+{
+	if (!s->sampler || s->python_err || s->question == Q_THREADS)
+		return -EOPNOTSUPP;
+	return sampler__add_python(s->sampler, tgid, proc);
+}
+
+int source__python_err(const struct source *s)
+{
+	return s->python_err;
 }
 
 static int on_thread(void *ctx, const struct threads_rec *r)
@@ -245,6 +269,9 @@ static int emit_sampler(void *ctx, const struct sampler_sample *x)
 	} else {
 		o.kernel_frames = true;
 		o.oncpu = x->count;
+		o.pyframes = x->pyframes;
+		o.npyframes = x->npyframes;
+		o.py_flags = x->py_flags;
 		if (s->question == Q_WALL) {
 			o.values[0] = (int64_t)x->count * s->period_ns;
 			o.values[1] = (int64_t)x->count;

@@ -21,6 +21,8 @@
 #include "daemon/capture/question.h"
 
 struct profile_opts;
+struct py_proc;
+struct sampler_py_frame;
 
 enum source_leaf {
 	SOURCE_LEAF_NONE = 0,		/* the stack as sampled */
@@ -43,6 +45,11 @@ struct source_sample {
 	const char *leaf_text;
 	int64_t values[2];		/* in the question's sample types (source_profile_types) */
 	uint64_t oncpu;			/* on-CPU samples this adds (cpu, wall) */
+	/* CPython frames of an on-CPU sample of a registered process (daemon/collectors/sampler.h),
+	 * leaf first; 0: none */
+	const struct sampler_py_frame *pyframes;
+	size_t npyframes;
+	uint32_t py_flags;
 };
 
 typedef int (*source_emit_fn_t)(void *ctx, const struct source_sample *s);
@@ -61,6 +68,10 @@ struct source_opts {
 	void *ctx;
 	source_ksym_fn_t ksym;		/* names kernel addresses (threads); may be NULL */
 	void *ksym_ctx;
+	/* CPythons whose frames the sampler walks (cpu, wall; daemon/capture/pyframes.h) */
+	const uint32_t *py_tgids;
+	const struct py_proc *py_procs;
+	size_t npy;
 };
 
 struct source_stats {
@@ -82,10 +93,16 @@ struct source_stats {
 struct source;
 
 /* Opens, loads and attaches the collectors of @opts->question. Returns 0, -EOPNOTSUPP for a
- * question without a collector, or the collector's -errno (logged). */
+ * question without a collector, or the collector's -errno (logged). A sampler that cannot walk
+ * the CPython processes is started without them (source__python_err() says why). */
 int source__new(const struct source_opts *opts, struct source **out);
 void source__free(struct source *s);
 int source__add_tgid(struct source *s, uint32_t tgid);
+/* Walks the CPython frames of @tgid from now on (a process that joined the target). Returns 0,
+ * -EOPNOTSUPP (no sampler, or its CPython walk did not start) or sampler__add_python()'s -errno. */
+int source__add_python(struct source *s, uint32_t tgid, const struct py_proc *proc);
+/* 0, or why the sampler walks no CPython frames although some were asked for (-errno). */
+int source__python_err(const struct source *s);
 /* Delivers first sightings for up to @timeout_ms. Returns the number or -errno. */
 int source__poll(struct source *s, int timeout_ms);
 /* Stops collecting; idempotent. */

@@ -9,10 +9,24 @@
 #include <time.h>
 
 #include "cgroups/owner.h"
-#include "daemon/capture/capture.h"
+#include "daemon/capture/result.h"
 #include "base/fileio.h"
+#include "base/text.h"
 #include "profile/profile.h"
 #include "profile/report.h"
+
+/*
+ * @s as jansson takes it: json_pack refuses a string that is not UTF-8, and names read from
+ * /proc (comm is cut at 15 bytes, mid-character too) may be none. Returns @s when it is valid,
+ * else its copy in @buf (@size bytes) under base/text's rule; NULL stays NULL.
+ */
+static const char *utf8(const char *s, char *buf, size_t size)
+{
+	if (!s || text_utf8_is_valid(s, strlen(s)))
+		return s;
+	text_utf8_valid_copy(buf, size, s, strlen(s));
+	return buf;
+}
 
 static double round1(double v)
 {
@@ -75,21 +89,26 @@ static json_t *threads_json(const struct capture_result *r)
 
 	for (i = 0; arr && i < r->nthreads; i++) {
 		const struct capture_thread *t = &r->threads[i];
+		char nb[sizeof(t->name)], pb[sizeof(t->process)], ob[sizeof(t->owner)];
+		char fb[sizeof(t->function)], rb[sizeof(t->waits[0].reason)];
 
 		waits = json_array();
 		for (j = 0; waits && j < t->nwaits; j++)
 			json_array_append_new(waits, json_pack("{s:s, s:f}", "reason",
-							       t->waits[j].reason, "share",
+							       utf8(t->waits[j].reason, rb,
+								    sizeof(rb)), "share",
 							       round1(t->waits[j].share)));
 		json_array_append_new(arr, json_pack("{s:I, s:I, s:s, s:s, s:s, s:f, s:f, s:f, s:o, "
 						     "s:s}", "tid", (json_int_t)t->tid, "pid",
-						     (json_int_t)t->pid, "name", t->name, "process",
-						     t->process, "owner", t->owner, "running",
+						     (json_int_t)t->pid, "name",
+						     utf8(t->name, nb, sizeof(nb)), "process",
+						     utf8(t->process, pb, sizeof(pb)), "owner",
+						     utf8(t->owner, ob, sizeof(ob)), "running",
 						     round1(t->running), "runnable",
 						     round1(t->runnable), "waiting",
 						     round1(t->waiting), "waits",
 						     waits ? waits : json_array(), "function",
-						     t->function));
+						     utf8(t->function, fb, sizeof(fb))));
 	}
 	return arr ? arr : json_array();
 }
@@ -98,7 +117,8 @@ char *summary_json(const struct capture_opts *o, const struct capture_result *r)
 {
 	const struct report *rep = r->report;
 	json_t *root, *top, *notes, *stripped, *langs;
-	char start[64], who[TARGET_NAME_MAX + 32], *text;
+	char start[64], who[TARGET_NAME_MAX + 32], whob[sizeof(who)], *text;
+	char answer[sizeof(r->answer)], note[1024];
 	time_t secs = r->start_ns / 1000000000;
 	struct tm tm;
 	uint64_t all = r->stats.samples;
@@ -115,7 +135,7 @@ char *summary_json(const struct capture_opts *o, const struct capture_result *r)
 						     "share", round1(rep->top[i].share)));
 	notes = json_array();
 	for (i = 0; notes && i < r->nnotes; i++)
-		json_array_append_new(notes, json_string(r->notes[i]));
+		json_array_append_new(notes, json_string(utf8(r->notes[i], note, sizeof(note))));
 	stripped = json_array();
 	for (i = 0; stripped && rep && i < rep->nstripped; i++)
 		json_array_append_new(stripped,
@@ -134,7 +154,8 @@ char *summary_json(const struct capture_opts *o, const struct capture_result *r)
 		"question", question_info(o->question)->id,
 		"question_text", question_info(o->question)->text,
 		"target", "kind", target_kind_name(o->target.kind),
-		"description", target_describe(&o->target, who, sizeof(who)),
+		"description",
+		utf8(target_describe(&o->target, who, sizeof(who)), whob, sizeof(whob)),
 		"start", start,
 		"duration_seconds", (int)o->duration_s,
 		"sampled_seconds", round1(r->sampled_s),
@@ -142,7 +163,7 @@ char *summary_json(const struct capture_opts *o, const struct capture_result *r)
 		"sample_count", (json_int_t)r->samples,
 		"idle_samples", (json_int_t)r->stats.idle,
 		"busy_percent", round1(all ? 100.0 * (double)(all - r->stats.idle) / (double)all : 0),
-		"answer", r->answer,
+		"answer", utf8(r->answer, answer, sizeof(answer)),
 		"groups", rep ? groups_json(rep) : json_array(),
 		"top_functions", top ? top : json_array(),
 		"notes", notes ? notes : json_array(),
@@ -152,6 +173,10 @@ char *summary_json(const struct capture_opts *o, const struct capture_result *r)
 		"events", (json_int_t)r->stats.events,
 		"files", "pprof", "profile.pb.gz", "collapsed", "profile.collapsed", "flamegraph",
 		"flamegraph.html", "summary", "summary.json");
+	if (!root)	/* never the capture's end: a summary that says so */
+		root = json_pack("{s:i, s:s, s:s, s:[s]}", "version", SUMMARY_VERSION, "question",
+				 question_info(o->question)->id, "answer", "", "notes",
+				 "The summary could not be written in full.");
 	if (!root)
 		return NULL;
 	if (r->nthreads)

@@ -7,42 +7,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 
 #include "cgroups/owner.h"
 #include "cgroups/resolver.h"
-#include "base/fileio.h"
+#include "base/proc.h"
 
 int target_proc_stat(const char *proc_root, uint32_t pid, char *state, unsigned long *flags)
 {
-	char path[64], *text = NULL, *p;
-	unsigned long f = 0;
-	int ret, i;
+	struct proc_stat st;
+	int ret;
 
-	snprintf(path, sizeof(path), "%s/%u/stat", proc_root ? proc_root : "/proc", pid);
-	ret = read_file_bounded(AT_FDCWD, path, 4096, &text, NULL);
+	ret = proc_read_stat(proc_root, pid, &st);
 	if (ret)
-		return ret == -ENOENT ? -ESRCH : ret;
-	/* "pid (comm) S ppid ...": comm may hold spaces and ')', so start after the last ')' */
-	p = strrchr(text, ')');
-	if (!p || p[1] != ' ' || !p[2]) {
-		free(text);
-		return -EINVAL;
-	}
-	*state = p[2];
-	/* flags is field 9; after ')' come state (3), ppid (4), ... */
-	p += 2;
-	for (i = 3; i < 9 && p; i++) {
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	if (p)
-		f = strtoul(p, NULL, 10);
-	free(text);
+		return ret;
+	*state = st.state;
 	if (flags)
-		*flags = f;
+		*flags = (unsigned long)st.flags;
 	return 0;
 }
 
@@ -117,6 +98,16 @@ static bool unit_name_matches(const char *want, const char *have)
 	return !strchr(want, '.') && !strncmp(have, want, n) && !strcmp(have + n, ".service");
 }
 
+/* True when @o is of the namespace @t asks for (always, when it asks for none). */
+static bool ns_matches(const struct capture_target *t, const struct owner *o)
+{
+	char ns[TARGET_NS_MAX];
+
+	if (!t->ns[0])
+		return true;
+	return t->ns_fn && !t->ns_fn(t->ns_ctx, o, ns, sizeof(ns)) && !strcmp(ns, t->ns);
+}
+
 static bool owner_matches(const struct capture_target *t, const struct owner *o)
 {
 	size_t n = strlen(t->name);
@@ -132,7 +123,7 @@ static bool owner_matches(const struct capture_target *t, const struct owner *o)
 		/* a full or short id (at least 4 hex digits, as docker takes it) */
 		return n >= 4 && o->container_id[0] && !strncmp(o->container_id, t->name, n);
 	case TARGET_SERVICE:
-		return o->group == OWNER_SERVICE && !strcmp(o->name, t->name);
+		return o->group == OWNER_SERVICE && !strcmp(o->name, t->name) && ns_matches(t, o);
 	default:
 		return false;
 	}
@@ -189,7 +180,7 @@ static int not_found(const struct capture_target *t, struct owner_resolver *owne
 			continue;
 		if (owner_resolver__resolve(owners, atoi(de->d_name), &o) < 0)
 			continue;
-		if (o.group == want) {
+		if (o.group == want && (want != OWNER_SERVICE || ns_matches(t, &o))) {
 			list_add(seen, sizeof(seen), o.name);
 		} else if (want == OWNER_CONTAINER && o.group == OWNER_SERVICE && o.container_id[0]) {
 			char shortid[16];

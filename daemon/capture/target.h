@@ -15,8 +15,14 @@
 
 #define TARGET_MAX_PIDS 4096
 #define TARGET_NAME_MAX 256
+#define TARGET_NS_MAX 64	/* a Kubernetes namespace: a DNS label, 63 + NUL */
 
+struct owner;
 struct owner_resolver;
+
+/* The namespace of the pod owner @o belongs to, into @ns (@size bytes). Returns 0, or -errno
+ * (-ENOENT: not a known pod's). Must be thread-safe and must not block. */
+typedef int (*target_ns_fn_t)(void *ctx, const struct owner *o, char *ns, size_t size);
 
 enum target_kind {
 	TARGET_SERVER = 0,
@@ -31,6 +37,12 @@ struct capture_target {
 	uint32_t pids[64];	/* TARGET_PIDS: as given */
 	size_t npids;
 	char name[TARGET_NAME_MAX];	/* unit, container id or name, service */
+	/* TARGET_SERVICE: a Service is a namespace and a workload. With @ns set, only the
+	 * processes whose owner @ns_fn places in @ns match (another tenant's Service of the same
+	 * name does not; nor is it listed as seen); "" matches any namespace. */
+	char ns[TARGET_NS_MAX];
+	target_ns_fn_t ns_fn;		/* required with @ns: without it nothing matches */
+	void *ns_ctx;
 };
 
 /* Completes a short unit name ("nginx" -> "nginx.service", as systemctl does). */

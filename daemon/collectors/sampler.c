@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "bpf/python.h"
 #include "bpf/sampler.h"
 #include "base/fileio.h"
 #include "daemon/collectors/collector.h"
@@ -19,7 +20,10 @@
 #include "sampler.skel.h"
 #include "symbols/unwinder.h"
 
-_Static_assert(sizeof(struct sampler_key) == 24, "sampler_key layout is shared with BPF");
+_Static_assert(sizeof(struct sampler_key) == 32, "sampler_key layout is shared with BPF");
+_Static_assert(sizeof(struct py_proc) == 64, "py_proc layout is shared with BPF");
+_Static_assert(sizeof(struct py_frame) == 16, "py_frame layout is shared with BPF");
+_Static_assert(sizeof(struct py_stack) == 24 + 16 * PY_MAX_FRAMES, "py_stack layout is shared with BPF");
 _Static_assert(sizeof(struct sampler_value) == 24, "sampler_value layout is shared with BPF");
 _Static_assert(COLLECTOR_NEW_TASK_LAYOUT(struct sampler_new_task),
 	       "sampler_new_task is the event collector__poll() reads");
@@ -36,6 +40,8 @@ struct sampler {
 	struct collector *col;		/* tgid filter, unwinder, first sightings, stats */
 	bool offcpu_btf;
 	bool fp_user_stacks;
+	bool python;			/* py_fsbase_off is set */
+	struct sampler_py_frame pyframes[PY_MAX_FRAMES];	/* emit()'s, for one sample */
 };
 
 /*
@@ -193,6 +199,19 @@ out:
 	return err;
 }
 
+static int fill_python(struct sampler *s, const struct sampler_opts *opts)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < opts->npy; i++) {
+		err = sampler__add_python(s, opts->py_tgids[i], &opts->py_procs[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int sampler__new(const struct sampler_opts *opts, struct sampler **out)
 {
 	struct sampler_opts defaults = {};
@@ -250,6 +269,9 @@ int sampler__new(const struct sampler_opts *opts, struct sampler **out)
 	if (err)
 		goto err_free;
 	err = fill_cgroups(s, opts);
+	if (err)
+		goto err_free;
+	err = fill_python(s, opts);
 	if (err)
 		goto err_free;
 	err = attach_cpus(s, opts->freq_hz ? opts->freq_hz : 99);
@@ -310,6 +332,75 @@ int sampler__add_tgid(struct sampler *s, uint32_t tgid)
 	return collector__add_tgid(s->col, tgid);
 }
 
+/* The byte offset of member @name of struct/union @type_id; @type_id becomes its type. */
+static int btf_member(const struct btf *btf, __u32 *type_id, const char *name, __u64 *off)
+{
+	const struct btf_type *t = btf__type_by_id(btf, *type_id);
+	const struct btf_member *m;
+	__u16 i;
+
+	if (!t || !btf_is_composite(t))
+		return -ENOENT;
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++) {
+		const char *n = btf__name_by_offset(btf, m->name_off);
+
+		if (n && !strcmp(n, name)) {
+			*off += btf_member_bit_offset(t, i) / 8;
+			*type_id = m->type;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* offsetof(struct task_struct, thread.fsbase) (x86-64), from the kernel's BTF. */
+static int fsbase_offset(__u64 *out)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	__u64 off = 0;
+	__s32 id;
+	__u32 type;
+	int err;
+
+	if (!vmlinux)
+		return -ENOENT;
+	id = btf__find_by_name_kind(vmlinux, "task_struct", BTF_KIND_STRUCT);
+	err = id > 0 ? 0 : -ENOTSUP;
+	type = (__u32)id;
+	if (!err)
+		err = btf_member(vmlinux, &type, "thread", &off);
+	if (!err)
+		err = btf_member(vmlinux, &type, "fsbase", &off);
+	btf__free(vmlinux);
+	if (err)
+		return -ENOTSUP;
+	*out = off;
+	return 0;
+}
+
+int sampler__add_python(struct sampler *s, uint32_t tgid, const struct py_proc *proc)
+{
+	__u64 off;
+	int err;
+
+	if (s->fp_user_stacks)
+		return -ENOTSUP;
+	if (!s->python) {
+		err = fsbase_offset(&off);
+		if (err)
+			return pr_warn_errno(err, "no task_struct.thread.fsbase in the kernel's BTF");
+		s->skel->bss->py_fsbase_off = off;
+		s->python = true;
+	}
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.python_procs), &tgid, proc, BPF_ANY)) {
+		err = -errno;
+		return err == -E2BIG ? err : pr_err_errno(err, "adding python tgid %u", tgid);
+	}
+	s->skel->bss->py_enabled = 1;
+	return 0;
+}
+
 int sampler__stop(struct sampler *s)
 {
 	detach(s);
@@ -343,6 +434,24 @@ static int emit(struct sampler *s, struct sampler_sample *smp, const char *raw_c
 	return fn(ctx, smp);
 }
 
+/* The Python frames of stack @id into s->pyframes (none when the id is 0 or gone). */
+static void read_py_stack(struct sampler *s, __u64 id, struct sampler_sample *smp)
+{
+	struct py_stack st;
+	__u32 i;
+
+	if (!id || bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.python_stacks), &id, &st))
+		return;
+	for (i = 0; i < st.nframes && i < PY_MAX_FRAMES; i++) {
+		s->pyframes[i].code = st.frames[i].code;
+		s->pyframes[i].instr = st.frames[i].instr;
+		s->pyframes[i].entry = (st.entry[i / 64] >> (i % 64)) & 1;
+	}
+	smp->pyframes = s->pyframes;
+	smp->npyframes = i;
+	smp->py_flags = st.flags;
+}
+
 static int drain_offcpu(struct sampler *s, sampler_sample_fn_t fn, void *ctx);
 
 int sampler__drain(struct sampler *s, sampler_sample_fn_t fn, void *ctx)
@@ -363,6 +472,7 @@ int sampler__drain(struct sampler *s, sampler_sample_fn_t fn, void *ctx)
 		smp.tid = key.tid;
 		smp.cgroup_id = key.cgroup_id;
 		smp.count = val.count;
+		read_py_stack(s, key.py_stack, &smp);
 		err = emit(s, &smp, val.comm, key.user_stack_id, key.kern_stack_id, fn, ctx);
 		if (err < 0)
 			return err;

@@ -32,6 +32,18 @@ struct sampler_opts {
 					 * (kernels without bpf_loop, comparisons) */
 	sampler_task_fn_t on_new_task;	/* may be NULL */
 	void *ctx;
+	/* CPython processes whose frames are walked from the first sample (sampler__add_python()
+	 * before the perf events are attached) */
+	const uint32_t *py_tgids;
+	const struct py_proc *py_procs;	/* bpf/python.h, one per py_tgids entry */
+	size_t npy;
+};
+
+/* One CPython frame of a sample (bpf/python.h): named in user space (runtimes/python/py_code.h). */
+struct sampler_py_frame {
+	uint64_t code;		/* PyCodeObject address */
+	uint64_t instr;		/* f_lasti (3.6-3.10) or the instruction pointer (3.11+) */
+	bool entry;		/* the first frame of its run of the eval loop (py_merge.h) */
 };
 
 struct sampler_sample {
@@ -46,6 +58,9 @@ struct sampler_sample {
 	int ustack_err;			/* 0, or why the user stack is missing (-EFAULT: none) */
 	int offcpu;			/* 0: on-CPU samples; SAMPLER_OFF_RUNNABLE or _BLOCKED */
 	uint64_t offcpu_ns;		/* off-CPU: time; count is the number of intervals */
+	const struct sampler_py_frame *pyframes;	/* leaf first; borrowed like ustack */
+	size_t npyframes;		/* 0: not in Python (or not a registered process) */
+	uint32_t py_flags;		/* PY_STACK_TRUNCATED, PY_STACK_READ_ERR (bpf/python.h) */
 };
 
 typedef int (*sampler_sample_fn_t)(void *ctx, const struct sampler_sample *s);
@@ -63,6 +78,7 @@ struct sampler_stats {
 
 struct sampler;
 struct unwinder_stats;
+struct py_proc;
 
 /*
  * Opens, configures, loads and attaches. Returns 0, -EPERM without the capabilities, -ENOENT
@@ -79,6 +95,14 @@ int sampler__poll(struct sampler *s, int timeout_ms);
 /* Adds @tgid to the filter set while sampling runs (filter_tgids). Returns 0 or -errno
  * (-E2BIG: the set is full). */
 int sampler__add_tgid(struct sampler *s, uint32_t tgid);
+
+/*
+ * Walks the CPython frames of @tgid's samples from now on, as @proc (bpf/python.h, filled by
+ * runtimes/python/py_process.h py_process_bpf()) says. The first call reads the offset of
+ * task_struct.thread.fsbase from the kernel's BTF. Returns 0, -ENOTSUP (frame-pointer mode:
+ * no bpf_loop; no fsbase in this kernel's BTF), -E2BIG (python_procs is full) or -errno.
+ */
+int sampler__add_python(struct sampler *s, uint32_t tgid, const struct py_proc *proc);
 
 /* Stops sampling (detaches the perf events) and delivers pending first sightings. Idempotent. */
 int sampler__stop(struct sampler *s);

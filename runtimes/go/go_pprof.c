@@ -12,8 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/fileio.h"
 #include "base/log.h"
+#include "base/proc.h"
 #include "runtimes/nshttp.h"
 
 #define STAT_MAX (16u << 10)
@@ -272,25 +274,17 @@ void go_pprof_http_why(long status, const char *body, size_t len, char *why, siz
 	nshttp_status_why(status, body, len, why, size);
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static int open_pid_dir(const char *proc_root, int pid)
 {
 	char path[4096];
-	int fd;
+	int fd, err;
 
-	if (snprintf(path, sizeof(path), "%s/%d", proc_root ? proc_root : "/proc", pid) >=
-	    (int)sizeof(path))
-		return -ENAMETOOLONG;
+	err = proc_path(path, sizeof(path), proc_root, (uint32_t)pid, "");
+	if (err)
+		return err;
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
+		return proc_gone(-errno);
 	return fd;
 }
 
@@ -342,7 +336,7 @@ void go_pprof_cache_clear(void)
 /* Returns 1 with the cached answer in *@e, or 0. Drops stale entries of @pid. */
 static int cache_get(int pid, uint64_t start, struct cache_entry *e)
 {
-	uint64_t now = now_ms();
+	uint64_t now = clock_mono_ms();
 	int found = 0;
 	size_t i;
 
@@ -634,7 +628,7 @@ int go_pprof_find(const char *proc_root, int pid, struct go_endpoint *ep, char *
 		set_why(why, size, "%s", res.why);
 		goto out;
 	}
-	res.expires_ms = res.err ? now_ms() + GO_PPROF_MISS_TTL_MS : 0;
+	res.expires_ms = res.err ? clock_mono_ms() + GO_PPROF_MISS_TTL_MS : 0;
 	cache_put(&res);
 	err = res.err;
 answer:

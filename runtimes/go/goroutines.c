@@ -6,11 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
+
 /* The public result and the storage its pointers lead into. */
 struct goroutines_priv {
 	struct go_goroutines pub;
 	char *text;			/* the parsed copy of the input; strings point into it */
-	struct go_frame *frames;	/* every goroutine's frames, one after the other */
+	struct goroutine_frame *frames;	/* every goroutine's frames, one after the other */
 	size_t nframes, frames_cap;
 	size_t g_cap, ff_cap;
 	size_t *first_frame;		/* per goroutine: its first frame in frames */
@@ -32,19 +34,14 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-/* 1..@max_digits decimal digits at s[0..n); no overflow of uint64_t. */
+/* Exactly the @n (1..@max_digits) decimal digits at @s; no overflow of uint64_t. */
 static int parse_u64(const char *s, size_t n, size_t max_digits, uint64_t *out)
 {
-	uint64_t v = 0;
-	size_t i;
+	const char *end = s;
+	uint64_t v;
 
-	if (!n || n > max_digits)
+	if (!n || n > max_digits || parse_dec_u64(&end, UINT64_MAX, &v) || (size_t)(end - s) != n)
 		return -EINVAL;
-	for (i = 0; i < n; i++) {
-		if (!is_digit(s[i]) || v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
-			return -EINVAL;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
 	*out = v;
 	return 0;
 }
@@ -168,28 +165,6 @@ static int parse_file_line(char *s, size_t len, const char **file, uint32_t *lin
 	return -EINVAL;
 }
 
-/* Makes room for @need elements of @elem bytes in *@arr (capacity *@cap). Returns 0 or -ENOMEM. */
-static int grow(void *arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap : 64;
-	void *old, *tmp;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2 / elem)
-			return -ENOMEM;
-		ncap *= 2;
-	}
-	memcpy(&old, arr, sizeof(old));
-	tmp = realloc(old, ncap * elem);
-	if (!tmp)
-		return -ENOMEM;
-	memcpy(arr, &tmp, sizeof(tmp));
-	*cap = ncap;
-	return 0;
-}
-
 static int add_goroutine(struct parser *ps, const struct go_goroutine *g)
 {
 	struct goroutines_priv *p = ps->p;
@@ -200,10 +175,11 @@ static int add_goroutine(struct parser *ps, const struct go_goroutine *g)
 		ps->cur = NULL;
 		return 0;
 	}
-	err = grow(&p->pub.g, &p->g_cap, p->pub.n + 1, sizeof(*p->pub.g));
+	err = array_ensure((void **)&p->pub.g, &p->g_cap, sizeof(*p->pub.g), p->pub.n + 1);
 	if (err)
 		return err;
-	err = grow(&p->first_frame, &p->ff_cap, p->pub.n + 1, sizeof(*p->first_frame));
+	err = array_ensure((void **)&p->first_frame, &p->ff_cap, sizeof(*p->first_frame),
+			   p->pub.n + 1);
 	if (err)
 		return err;
 	p->first_frame[p->pub.n] = p->nframes;
@@ -225,10 +201,12 @@ static int add_frame(struct parser *ps, const char *func, const char *file, uint
 			g->frames_dropped++;
 		return 0;
 	}
-	err = grow(&p->frames, &p->frames_cap, p->nframes + 1, sizeof(*p->frames));
+	err = array_ensure((void **)&p->frames, &p->frames_cap, sizeof(*p->frames),
+			   p->nframes + 1);
 	if (err)
 		return err;
-	p->frames[p->nframes++] = (struct go_frame){ .func = func, .file = file, .line = line };
+	p->frames[p->nframes++] =
+		(struct goroutine_frame){ .func = func, .file = file, .line = line };
 	g->nframes++;
 	return 0;
 }

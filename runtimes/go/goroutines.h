@@ -30,7 +30,7 @@
 #define GO_GOROUTINE_FRAMES_MAX 200	/* frames kept per goroutine; more are counted */
 #define GO_GOROUTINES_TEXT_MAX (256u << 20)	/* larger input: -EFBIG */
 
-struct go_frame {
+struct goroutine_frame {
 	const char *func;	/* "main.worker", "net/http.(*conn).serve", "main.Map[...]" */
 	const char *file;	/* "/src/x.go"; "" when the dump gave none (a truncated dump) */
 	uint32_t line;		/* 0 when unknown */
@@ -45,7 +45,7 @@ struct go_goroutine {
 	uint32_t nframes;
 	uint32_t frames_dropped;	/* frames past GO_GOROUTINE_FRAMES_MAX, plus those the
 					 * dump says it elided when it gives their number */
-	const struct go_frame *frames;	/* leaf first; NULL when nframes is 0 */
+	const struct goroutine_frame *frames;	/* leaf first; NULL when nframes is 0 */
 	const char *created_by;	/* "main.main", "net/http.(*Server).Serve"; NULL if none */
 	uint64_t created_in;	/* the creating goroutine (Go 1.21+), 0 if not given */
 };

@@ -2,13 +2,17 @@
 /*
  * libFuzzer target over the pure parsers of runtime detection: the Go build info blob (the
  * input is also the address space its pointers point into), the JDK release file, the
- * read-only data scanners of Node.js, Ruby and CPython, and the soname/path/name parsers.
+ * read-only data scanners of Node.js, Ruby and CPython, and the soname/path/name parsers; then
+ * the input as an executable: the Go recognizer, the symbol lookups and the .rodata scans.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtimes/detect.h"
+#include "runtimes/go/buildinfo.h"
+#include "runtimes/probe.h"
+#include "symbols/elf_file.h"
 
 struct mem {
 	const uint8_t *data;
@@ -33,6 +37,27 @@ static void check(int ret, const char *ver, size_t size)
 		return;
 	if (!memchr(ver, '\0', size) || ver[0] < '0' || ver[0] > '9')
 		abort();
+}
+
+/* The second pass of runtime_detect() over the input as the executable. */
+static void exercise_exe(const uint8_t *data, size_t size)
+{
+	static const enum runtime_kind kinds[] = { RUNTIME_NODE, RUNTIME_RUBY, RUNTIME_PYTHON };
+	struct runtime_probe p = { .root = "/nonexistent" };
+	struct elf_file *ef;
+	char ver[32];
+	size_t i;
+
+	if (elf_file__open_memory(data, size, NULL, &ef))
+		return;
+	p.exe = ef;
+	p.exe_scan = (struct runtime_scan){ .ef = ef, .budget = RUNTIME_SCAN_MAX };
+	if (runtime_go_ops.detect(&p, ver, sizeof(ver)) && !memchr(ver, '\0', sizeof(ver)))
+		abort();
+	runtime_probe_syms(&p);
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		check(runtime_scan_rodata(&p.exe_scan, kinds[i], ver, sizeof(ver)), ver, sizeof(ver));
+	elf_file__free(ef);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -72,5 +97,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(names[i](str, small, sizeof(small)), small, sizeof(small));
 	}
 	free(str);
+	exercise_exe(data, size);
 	return 0;
 }

@@ -2,7 +2,12 @@
 /*
  * libFuzzer target over the ELF reader: elf_file directly (headers, sections, notes, reads of
  * ranges taken from the input) and elf_symtab, each over the in-memory image and over a memfd
- * (the pread path the symbolizer uses), then lookups on what loaded.
+ * (the pread path the symbolizer uses), then lookups on what loaded, and the symbol, note and
+ * address lookups of runtime detection.
+ * Sparse-file mode: an input whose last byte has its top bit set is extended on the memfd with a
+ * hole of (last byte & 0x3f) * 32 MiB (ftruncate), so offsets and sizes the headers claim far
+ * past the data exist and read as zeros, as in a hostile sparse executable; run it with
+ * -rss_limit_mb and -malloc_limit_mb to catch allocations driven by the claims.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -72,6 +77,42 @@ static void exercise_file(const struct elf_file *ef, const uint8_t *data, size_t
 	}
 }
 
+static int count_sym(void *ctx, const char *name, const Elf64_Sym *sym)
+{
+	size_t *n = ctx;
+
+	(void)strlen(name);
+	(void)sym;
+	return ++*n > 4096;	/* enough: stop the walk */
+}
+
+/* The lookups runtime detection makes: by GNU hash, by walking, notes, virtual addresses. */
+static void exercise_lookups(const struct elf_file *ef, const uint8_t *data, size_t size)
+{
+	static const char *const names[] = { "Py_Version", "_PyRuntime", "ruby_init", "main" };
+	uint8_t buf[64];
+	Elf64_Sym sym;
+	size_t i, n = 0;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		(void)elf_file__gnu_hash_lookup(ef, names[i], &sym);
+	(void)elf_file__foreach_sym(ef, SHT_DYNSYM, 1 << 20, count_sym, &n);
+	(void)elf_file__foreach_sym(ef, SHT_SYMTAB, 1 << 20, count_sym, &n);
+	(void)elf_file__find_note(ef, "Go", 4);
+	(void)elf_file__find_note(ef, "GNU", NT_GNU_BUILD_ID);
+	for (i = 0; i < 4; i++)
+		(void)elf_file__read_vaddr(ef, word_at(data, size, 8 + i),
+					   word_at(data, size, 12 + i) % (sizeof(buf) + 1), buf);
+}
+
+/* The size of the file the input makes: its own, or more with a hole (sparse-file mode). */
+static uint64_t file_size(const uint8_t *data, size_t size)
+{
+	if (!size || !(data[size - 1] & 0x80))
+		return size;
+	return size + ((uint64_t)(data[size - 1] & 0x3f) << 25);
+}
+
 static void exercise(struct elf_symtab *st, const uint8_t *data, size_t size)
 {
 	uint64_t probe, vaddr, start;
@@ -105,15 +146,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!elf_file__open_memory(data, size, NULL, &ef)) {
 		exercise_file(ef, data, size);
+		exercise_lookups(ef, data, size);
 		elf_file__free(ef);
 	}
 	if (!elf_symtab__from_memory(data, size, &opts, &st)) {
 		exercise(st, data, size);
 		elf_symtab__free(st);
 	}
-	if (fd >= 0 && !ftruncate(fd, 0) && pwrite(fd, data, size, 0) == (ssize_t)size) {
+	if (fd >= 0 && !ftruncate(fd, 0) && pwrite(fd, data, size, 0) == (ssize_t)size &&
+	    !ftruncate(fd, (off_t)file_size(data, size))) {
 		if (!elf_file__open(fd, NULL, &ef)) {
 			exercise_file(ef, data, size);
+			exercise_lookups(ef, data, size);
 			elf_file__free(ef);
 		}
 		(void)elf_read_ident(fd, &id);

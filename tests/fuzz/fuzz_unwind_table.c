@@ -2,6 +2,10 @@
 /*
  * libFuzzer target over the unwind table builder: arbitrary bytes as an ELF file read through
  * a memfd (the fd path the daemon uses), then lookups and invariants on what was built.
+ * Sparse-file mode: an input whose last byte has its top bit set is extended with a hole of
+ * (last byte & 0x3f) * 32 MiB (ftruncate), so offsets and sizes the headers claim far past the
+ * data exist and read as zeros, as in a hostile sparse executable; run it with -rss_limit_mb
+ * and -malloc_limit_mb to catch allocations driven by the claims.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -10,6 +14,14 @@
 #include <unistd.h>
 
 #include "symbols/unwind_table.h"
+
+/* The size of the file the input makes: its own, or more with a hole (sparse-file mode). */
+static uint64_t file_size(const uint8_t *data, size_t size)
+{
+	if (!size || !(data[size - 1] & 0x80))
+		return size;
+	return size + ((uint64_t)(data[size - 1] & 0x3f) << 25);
+}
 
 static void check(const struct unwind_table *t, const uint8_t *data, size_t size)
 {
@@ -45,12 +57,13 @@ static void check(const struct unwind_table *t, const uint8_t *data, size_t size
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int fd = -2;
-	struct unwind_table_opts opts = { .max_rows = 1u << 16, .max_file_size = 16u << 20 };
+	struct unwind_table_opts opts = { .max_rows = 1u << 16, .max_file_size = 4ull << 30 };
 	struct unwind_table *t = NULL;
 
 	if (fd == -2)
 		fd = memfd_create("fuzz_unwind", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size)
+	if (fd < 0 || ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size ||
+	    ftruncate(fd, (off_t)file_size(data, size)))
 		return 0;
 	if (!unwind_table__from_fd(fd, &opts, &t)) {
 		check(t, data, size);

@@ -146,7 +146,7 @@ for i in range(50):
     for f in ("profile.pb.gz", "profile.collapsed", "summary.json"):
         open(os.path.join(d, f), "w").write("{}" if f == "summary.json" else "x")
     ns = 1577836800 * 10**9 + i * 10**9
-    json.dump({"version": 1, "id": pid, "service": "billing", "question": "cpu",
+    json.dump({"version": 1, "id": pid, "service": "billing", "namespace": "shop", "question": "cpu",
                "target": {"kind": "service", "description": "Service billing"},
                "start": "2020-01-01T00:00:00Z", "start_ns": ns, "duration_seconds": 10,
                "answer": "seeded", "languages": ["native"], "sample_count": 1,
@@ -310,6 +310,13 @@ json_get "$TMP/body" '[p["id"] for p in d["profiles"]]' | grep -q '20200101T0000
 json_get "$TMP/body" '[p["id"] for p in d["profiles"]]' | grep -q '20200101T000001Z-000001' ||
 	fail "the second oldest profile was removed"
 [ ! -e "$STORE/profiles/20200101T000000Z-000000" ] || fail "the oldest profile is still on disk"
+# a Service is a namespace and a workload: NAMESPACE/NAME lists that tenant's only
+code=$(api "$VIEWER" GET "/v1/profiles?service=$NS/billing&limit=500")
+[ "$code" = 200 ] && [ "$(json_get "$TMP/body" 'd["total"]')" = 50 ] ||
+	fail "$NS/billing profiles: HTTP $code $(head -c 300 "$TMP/body")"
+[ "$(json_get "$TMP/body" 'd["profiles"][0]["namespace"]')" = "$NS" ] || fail "no namespace in the profile"
+code=$(api "$VIEWER" GET "/v1/profiles?service=other/billing")
+[ "$code" = 200 ] && [ "$(json_get "$TMP/body" 'd["total"]')" = 0 ] || fail "other/billing: $(cat "$TMP/body")"
 
 # --- 2. the Node: a server profile grouped by owner -------------------------------------------------
 for v in "duration=10,question=cpu" "duration=10, question=cpu" "duration=10 ,question=cpu"; do
@@ -412,15 +419,15 @@ grep -q build_report "$TMP/body" || fail "collapsed download lacks build_report"
 [ "$(api "$VIEWER" GET "/v1/profiles/$first")" = 404 ] || fail "deleted profile still there"
 for cond in \
 	'r["who"] == "vera" and r["what"] == "download" and r["result"] == "ok"' \
-	'r["who"] == "vera" and r["what"] == "capture" and r["result"] == "denied"' \
+	'r["who"] == "vera" and r["what"] == "capture" and r["result"] == "denied" and "request=" in r["detail"]' \
 	'r["who"] == "vera" and r["what"] == "delete" and r["result"] == "denied"' \
 	'r["who"] == "vera" and r["what"] == "upload" and r["result"] == "denied"' \
 	'r["who"] == "otto" and r["what"] == "delete" and r["result"] == "ok"' \
 	'r["who"] == "otto" and r["what"] == "capture" and r["result"] == "accepted"' \
 	'r["who"] == "otto" and r["what"] == "capture" and r["result"] == "refused"' \
-	'r["who"] == "pod/'$NS/$POD'" and r["what"] == "capture" and r["result"] == "accepted" and r["target"] == "service:billing"' \
+	'r["who"] == "pod/'$NS/$POD'" and r["what"] == "capture" and r["result"] == "accepted" and r["target"] == "service:'$NS'/billing"' \
 	'r["who"] == "pod/'$NS/$POD'" and r["what"] == "capture" and r["result"] == "ok"' \
-	'r["who"] == "pod/'$NS/$POD'" and r["what"] == "capture" and r["result"] == "invalid"' \
+	'r["who"] == "pod/'$NS/$POD'" and r["what"] == "capture" and r["result"] == "invalid" and r["target"] == "service:'$NS'/billing" and r["detail"].startswith("request=question=")' \
 	'r["who"] == "node/'$NODE'" and r["what"] == "capture" and r["result"] == "refused"' \
 	'r["who"] == "node/'$NODE'" and r["what"] == "capture" and r["result"] == "ok" and r["target"] == "server"'; do
 	[ "$(audit_count "$cond")" -ge 1 ] || fail "no audit line with $cond: $(cat "$STORE/audit.log")"

@@ -29,7 +29,10 @@ STATUS_KEY=profiling.slideops.io/capture-status
 
 # --- the driver ------------------------------------------------------------------------------
 objs=
-for o in daemon/agent/kube daemon/agent/kube_parse base/log base/fileio cgroups/owner cgroups/resolver; do
+# the client's files, cgroups/ and all of base/ (the bottom layer: any of it may be used)
+base_mods=$(cd "$REPO_ROOT" && ls base/*.c | sed 's/\.c$//')
+for o in daemon/agent/kube daemon/agent/kube_parse daemon/agent/http cgroups/owner cgroups/resolver \
+	$base_mods; do
 	[ -f "$OUTPUT/obj/$o.o" ] || fail "$OUTPUT/obj/$o.o is missing (run make first)"
 	objs="$objs $OUTPUT/obj/$o.o"
 done

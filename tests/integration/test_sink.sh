@@ -24,7 +24,10 @@ TOKEN=s3cr3t-token
 
 # --- build the driver ----------------------------------------------------------------------
 objs=()
-for m in daemon/agent/sink base/fileio base/log; do
+# the sink's files and all of base/ (the bottom layer: any of it may be used)
+base_mods=$(cd "$REPO_ROOT" && ls base/*.c | sed 's/\.c$//')
+for m in daemon/agent/sink daemon/agent/sink_http daemon/agent/sink_parse daemon/agent/http \
+	$base_mods; do
 	o=$OUTPUT/obj/$m.o
 	if [ -f "$o" ] && [ "$o" -nt "$REPO_ROOT/$m.c" ]; then
 		objs+=("$o")

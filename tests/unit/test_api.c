@@ -47,6 +47,8 @@ struct fake {
 	int start_ret;			/* what start_capture returns */
 	int plan_ret;
 	int starts, removes;
+	int statuses;			/* status calls */
+	int status_delay_ms;		/* how long a status call takes */
 	struct api_capture_req last;
 	char last_who[64];
 };
@@ -67,7 +69,15 @@ struct fx {
 
 static int fake_status(void *ctx, char **json)
 {
-	(void)ctx;
+	struct fake *f = ctx;
+	int delay;
+
+	pthread_mutex_lock(&f->lock);
+	f->statuses++;
+	delay = f->status_delay_ms;
+	pthread_mutex_unlock(&f->lock);
+	if (delay)
+		usleep((useconds_t)delay * 1000);
 	*json = strdup("{\"ready\": true, \"message\": \"Ready to profile\"}");
 	return *json ? 0 : -ENOMEM;
 }
@@ -778,6 +788,84 @@ static void test_errors(void **state)
 	resp_free(&r);
 }
 
+struct status_caller {
+	struct fx *f;
+	long code;
+};
+
+static void *status_caller(void *arg)
+{
+	struct status_caller *c = arg;
+	struct resp r;
+
+	http(c->f, "GET", "/v1/status", VIEWER, NULL, 0, &r);
+	c->code = r.code;
+	resp_free(&r);
+	return NULL;
+}
+
+/* GET /v1/status: callers that come while a check runs share it (single-flight), and a
+ * check is served again within the TTL, so N callers never run N checks of every process. */
+static void test_status_single_flight(void **state)
+{
+	struct fx *f = *state;
+	struct status_caller c[4];
+	pthread_t t[4];
+	struct resp r;
+	size_t i;
+
+	f->fake.status_delay_ms = 300;
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		c[i].f = f;
+		c[i].code = 0;
+		assert_int_equal(pthread_create(&t[i], NULL, status_caller, &c[i]), 0);
+	}
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(c[i].code, 200);
+	}
+	assert_int_equal(f->fake.statuses, 1);
+	/* within the TTL: the same document, no new check */
+	http(f, "GET", "/v1/status", VIEWER, NULL, 0, &r);
+	assert_int_equal(r.code, 200);
+	assert_non_null(strstr(r.body, "Ready to profile"));
+	resp_free(&r);
+	assert_int_equal(f->fake.statuses, 1);
+}
+
+/* A denied or invalid capture is audited with what was asked: the raw request, bounded and
+ * valid UTF-8, and the target it named. */
+static void test_capture_audit_raw(void **state)
+{
+	struct fx *f = *state;
+	struct resp r;
+
+	http(f, "POST", "/v1/captures", VIEWER,
+	     "{\"target\":\"service:team-a/billing\",\"question\":\"cpu\",\"duration\":10}", 0, &r);
+	expect_error(&r, 403, "needs operator");
+	resp_free(&r);
+	assert_int_equal(audit_count(f, "\"who\":\"alice\"", "\"result\":\"denied\"",
+				     "\"target\":\"service:team-a/billing\"",
+				     "request={\\\"target\\\":\\\"service:team-a/billing\\\"", NULL),
+			 1);
+	/* not even JSON, with a byte that is not UTF-8: "-" and the request made safe */
+	http(f, "POST", "/v1/captures", VIEWER, "question=cpu\xff\x01", 0, &r);
+	assert_int_equal(r.code, 403);
+	resp_free(&r);
+	assert_int_equal(audit_count(f, "\"who\":\"alice\"", "\"result\":\"denied\"",
+				     "\"target\":\"-\"", "\"detail\":\"viewer: request=question=cpu??\"",
+				     NULL),
+			 1);
+	http(f, "POST", "/v1/captures", OPERATOR, "{\"target\":\"disk\",\"question\":\"cpu\"}", 0,
+	     &r);
+	assert_int_equal(r.code, 400);
+	resp_free(&r);
+	assert_int_equal(audit_count(f, "\"who\":\"bob\"", "\"result\":\"invalid\"",
+				     "request={\\\"target\\\":\\\"disk\\\"", NULL),
+			 1);
+	assert_int_equal(f->fake.starts, 0);
+}
+
 static void test_metrics(void **state)
 {
 	struct fx *f = *state;
@@ -845,6 +933,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_remove, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_metrics, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_single_flight, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_capture_audit_raw, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listen, setup, teardown),
 	};
 	int ret;

@@ -129,6 +129,13 @@ static void test_target(void **state)
 	} cases[] = {
 		{ "server", 0, TARGET_SERVER, "", 0 },
 		{ "service:billing", 0, TARGET_SERVICE, "billing", 0 },
+		/* a Service of one tenant: the namespace is kept apart (checked below) */
+		{ "service:team-a/billing", 0, TARGET_SERVICE, "billing", 0 },
+		{ "service:Team/billing", -EINVAL, 0, "bad target 'service:Team/billing': write "
+		  "service:NAME, or service:NAMESPACE/NAME", 0 },
+		{ "service:team-a/", -EINVAL, 0, "bad target 'service:team-a/'", 0 },
+		{ "service:/billing", -EINVAL, 0, "bad target 'service:/billing'", 0 },
+		{ "service:a/b/c", -EINVAL, 0, "bad target 'service:a/b/c'", 0 },
 		{ "unit:nginx.service", 0, TARGET_UNIT, "nginx.service", 0 },
 		{ "container:3f2a", 0, TARGET_CONTAINER, "3f2a", 0 },
 		{ "pid:1", 0, TARGET_PIDS, "", 1 },
@@ -155,6 +162,11 @@ static void test_target(void **state)
 	size_t i;
 
 	(void)state;
+	assert_int_equal(api_parse_target("service:team-a/billing", &t, err, sizeof(err)), 0);
+	assert_string_equal(t.ns, "team-a");
+	assert_string_equal(api_format_target(&t, buf, sizeof(buf)), "service:team-a/billing");
+	assert_int_equal(api_parse_target("service:billing", &t, err, sizeof(err)), 0);
+	assert_string_equal(t.ns, "");
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		print_message("case %zu\n", i);
 		err[0] = '\0';
@@ -315,10 +327,9 @@ static void test_capture_body(void **state)
 	}
 }
 
-static void test_format_service_uint(void **state)
+static void test_format_service(void **state)
 {
 	enum api_format f;
-	unsigned long v;
 	char err[128], out[STORE_NAME_MAX], big[STORE_NAME_MAX + 1];
 
 	(void)state;
@@ -338,7 +349,68 @@ static void test_format_service_uint(void **state)
 	assert_int_equal(api_parse_service(big, out, sizeof(out), err, sizeof(err)), -EINVAL);
 	big[sizeof(big) - 2] = '\0';
 	assert_int_equal(api_parse_service(big, out, sizeof(out), err, sizeof(err)), 0);
+}
 
+/* NAME or NAMESPACE/NAME, for ?service= and service: targets. */
+static void test_service_namespace(void **state)
+{
+	static const struct {
+		const char *in;
+		int ret;
+		const char *ns, *name;
+	} cases[] = {
+		{ "billing", 0, "", "billing" },
+		{ "team-a/billing", 0, "team-a", "billing" },
+		{ "a/b", 0, "a", "b" },
+		{ "0ns9/Service x", 0, "0ns9", "Service x" },
+		/* errors */
+		{ "/billing", -EINVAL, NULL, NULL },
+		{ "team-a/", -EINVAL, NULL, NULL },
+		{ "Team/billing", -EINVAL, NULL, NULL },
+		{ "-a/billing", -EINVAL, NULL, NULL },
+		{ "a-/billing", -EINVAL, NULL, NULL },
+		{ "a_b/billing", -EINVAL, NULL, NULL },
+		{ "a/b/c", -EINVAL, NULL, NULL },
+		{ "a.b/billing", -EINVAL, NULL, NULL },
+		{ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/x", -EINVAL, NULL,
+		  NULL },	/* 64 */
+		{ NULL, -EINVAL, NULL, NULL },
+	};
+	char ns[64], out[STORE_NAME_MAX], err[256];
+	const char *name;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		assert_int_equal(api_split_service(cases[i].in, ns, sizeof(ns), &name),
+				 cases[i].ret);
+		if (!cases[i].ret) {
+			assert_string_equal(ns, cases[i].ns);
+			assert_string_equal(name, cases[i].name);
+		}
+		if (cases[i].in)
+			assert_int_equal(api_parse_service(cases[i].in, out, sizeof(out), err,
+							   sizeof(err)),
+					 cases[i].ret);
+	}
+	assert_int_equal(api_parse_service("a/b/c", out, sizeof(out), err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "bad service 'a/b/c': write NAME, or NAMESPACE/NAME with a "
+				 "Kubernetes namespace (1 to 63 of a-z, 0-9 and '-')");
+	/* a 63-byte namespace fits */
+	assert_int_equal(api_split_service("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/x",
+					   ns, sizeof(ns), &name),
+			 0);
+	assert_int_equal(strlen(ns), 63);
+	assert_int_equal(api_split_service("ab/x", ns, 2, &name), -EINVAL);
+}
+
+static void test_parse_uint(void **state)
+{
+	unsigned long v;
+	char err[256];
+
+	(void)state;
 	assert_int_equal(api_parse_uint(NULL, "limit", 500, 50, &v, err, sizeof(err)), 0);
 	assert_int_equal(v, 50);
 	assert_int_equal(api_parse_uint("500", "limit", 500, 50, &v, err, sizeof(err)), 0);
@@ -365,7 +437,9 @@ int main(void)
 		cmocka_unit_test(test_target),
 		cmocka_unit_test(test_plan_query),
 		cmocka_unit_test(test_capture_body),
-		cmocka_unit_test(test_format_service_uint),
+		cmocka_unit_test(test_format_service),
+		cmocka_unit_test(test_service_namespace),
+		cmocka_unit_test(test_parse_uint),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -112,6 +112,53 @@ static void test_long_fields(void **state)
 	free(big);
 }
 
+/* What was asked, kept raw but bounded and valid UTF-8 (audit_raw_request()). */
+static void test_raw_request(void **state)
+{
+	static const struct {
+		const char *in;
+		size_t len;
+		size_t size;
+		const char *out;
+	} cases[] = {
+		{ "question=cpu", 12, 64, "question=cpu" },
+		{ "{\"target\":\"service:a/billing\"}", 30, 64, "{\"target\":\"service:a/billing\"}" },
+		{ "", 0, 64, "" },
+		{ NULL, 5, 64, "" },
+		/* controls, NUL bytes and invalid UTF-8 become '?' */
+		{ "a\nb\tc", 5, 64, "a?b?c" },
+		{ "a\0b", 3, 64, "a?b" },
+		{ "\xff\xfe ok", 5, 64, "?? ok" },
+		{ "caf\xc3\xa9", 5, 64, "caf\xc3\xa9" },
+		/* cut to the buffer, "..." says so; a character cut in two becomes '?' */
+		{ "abcdefghij", 10, 8, "abcd..." },
+		{ "ab\xc3\xa9zzzzzz", 10, 7, "ab?..." },
+		{ "abcdefghij", 10, 3, "ab" },
+		{ "abcdefghij", 10, 1, "" },
+	};
+	char out[64];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		memset(out, 'x', sizeof(out));
+		assert_ptr_equal(audit_raw_request(cases[i].in, cases[i].len, out, cases[i].size),
+				 out);
+		assert_string_equal(out, cases[i].out);
+	}
+	/* longer than AUDIT_RAW_MAX: kept to the bound */
+	{
+		char big[AUDIT_RAW_MAX * 2], res[AUDIT_RAW_MAX * 2];
+
+		memset(big, 'q', sizeof(big));
+		audit_raw_request(big, sizeof(big), res, sizeof(res));
+		assert_int_equal(strlen(res), AUDIT_RAW_MAX);
+		assert_string_equal(res + AUDIT_RAW_MAX - 3, "...");
+	}
+	assert_ptr_equal(audit_raw_request("x", 1, out, 0), out);
+}
+
 struct thr {
 	struct audit *a;
 	int n;
@@ -201,6 +248,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_long_fields),
+		cmocka_unit_test(test_raw_request),
 		cmocka_unit_test(test_file),
 	};
 

@@ -279,6 +279,7 @@ static void test_run(void **state)
 		{ { .kind = TARGET_PIDS, .pids = { 200, 999 }, .npids = 2 }, -ENOENT, NULL, NULL,
 		  "no process with pid 999 is running" },
 	};
+	struct check_result cr;
 	char *json, *text, err[1024], line[1200];
 	json_t *doc, *q, *l;
 	char buf[768];
@@ -292,13 +293,17 @@ static void test_run(void **state)
 		print_message("case %zu\n", i);
 		json = text = NULL;
 		err[0] = '\0';
-		ret = check_run(&o, &json, &text, err, sizeof(err));
+		ret = check_run(&o, &cr, err, sizeof(err));
 		if (cases[i].ret < 0) {
 			assert_int_equal(ret, cases[i].ret);
 			assert_string_equal(err, cases[i].err);
 			continue;
 		}
-		assert_true(ret == 0 || ret == -EPERM);
+		assert_int_equal(ret, 0);
+		json = cr.json;
+		text = cr.text;
+		/* not ready is data: below, ret is 0 when ready and -EPERM when not, as before */
+		ret = cr.ready ? 0 : -EPERM;
 		assert_non_null(json);
 		assert_non_null(text);
 		doc = json_loads(json, 0, &jerr);

@@ -11,10 +11,9 @@
 
 #include <cmocka.h>
 
+#include "base/array.h"
 #include "profile/collapsed.h"
 #include "profile/profile.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /*
  * Frames: 0 main, 1 build_report (line 1), 2 build_report (line 2: displays the same),
@@ -112,6 +111,47 @@ static void test_text(void **state)
 	}
 }
 
+/* Hostile names: every line still parses back as "stack count" and is valid UTF-8. */
+static void test_hostile_names(void **state)
+{
+	static const struct {
+		const char *name, *want;
+	} cases[] = {
+		{ "tick 42", "tick_42 1\n" },			/* would read as a second count */
+		{ "a 1 2", "a 1_2 1\n" },
+		{ "tick42", "tick42 1\n" },
+		{ "42", "42 1\n" },
+		{ " 7", "_7 1\n" },
+		{ "hot\xff\xfe", "hot?? 1\n" },			/* not UTF-8: replaced on entry */
+		{ "x;y\nz 3", "x:y_z_3 1\n" },
+	};
+	struct profile_opts o = { .nvalues = 1, .sample_type = { "samples" },
+				  .sample_unit = { "count" } };
+	struct prof_frame_info fi = { 0 };
+	struct profile *p;
+	int64_t v = 1;
+	uint32_t id;
+	char *out;
+	size_t i;
+	int ret;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		assert_int_equal(profile__new(&o, &p), 0);
+		fi.function = cases[i].name;
+		ret = profile__frame(p, &fi);
+		assert_true(ret >= 0);
+		id = (uint32_t)ret;
+		assert_int_equal(profile__add(p, &id, 1, NULL, &v), 0);
+		out = write_mem(p, &ret);
+		assert_int_equal(ret, 1);
+		assert_string_equal(out, cases[i].want);
+		free(out);
+		profile__free(p);
+	}
+}
+
 static void test_errors(void **state)
 {
 	char dir[] = "/tmp/test_collapsed.XXXXXX", path[256], buf[512];
@@ -148,6 +188,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_hostile_names),
 		cmocka_unit_test(test_errors),
 	};
 

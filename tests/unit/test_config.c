@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
+#include "base/array.h"
 #include "daemon/config.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define F "profiler.yaml"
 
 /* Every field as "\nkey=value", so a row's expectation "\nlisten=:80\n" is a substring. */

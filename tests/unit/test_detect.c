@@ -11,14 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "base/fileio.h"
 #include "runtimes/detect.h"
+#include "runtimes/go/buildinfo.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "base/array.h"
 
 typedef int (*name_parser_fn_t)(const char *, char *, size_t);
 
@@ -540,6 +542,28 @@ static void fake_pid(const char *proc, int pid, const char *maps, const char *ex
 	}
 }
 
+/* /opt/jdk/release of @pid's root made a FIFO, a char device (as root) or a 1 MiB file. */
+static void hostile_release(const char *proc, int pid, const char *kind)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%d/root/opt/jdk", proc, pid);
+	assert_int_equal(mkdir_p(path), 0);
+	snprintf(path, sizeof(path), "%s/%d/root/opt/jdk/release", proc, pid);
+	if (!strcmp(kind, "fifo")) {
+		assert_int_equal(mkfifo(path, 0644), 0);
+	} else if (!strcmp(kind, "device")) {
+		if (mknod(path, S_IFCHR | 0644, makedev(1, 5)))	/* /dev/zero; not root: a FIFO */
+			assert_int_equal(mkfifo(path, 0644), 0);
+	} else {
+		fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		assert_true(fd >= 0);
+		assert_int_equal(ftruncate(fd, 1 << 20), 0);
+		close(fd);
+	}
+}
+
 static void test_detect_fake_proc(void **state __attribute__((unused)))
 {
 	static const char jvm_maps[] =
@@ -580,6 +604,13 @@ static void test_detect_fake_proc(void **state __attribute__((unused)))
 		{ 110, "garbage\n\n \n1-2 r 0 0 0 libpython3.11.so\nx x x x x /usr/lib/libjvm.so.bak\n", NULL, 0,
 		  RUNTIME_NATIVE, "native" },
 		{ 111, NULL, NULL, -ESRCH },	/* no such pid */
+		/* release is a FIFO, a device node, an endless file: skipped, never waited on */
+		{ 112, "7f0000000000-7f0000100000 r-xp 00000000 fe:00 2 /opt/jdk/lib/server/libjvm.so\n",
+		  NULL, 0, RUNTIME_JVM, "JVM" },
+		{ 113, "7f0000000000-7f0000100000 r-xp 00000000 fe:00 2 /opt/jdk/lib/server/libjvm.so\n",
+		  NULL, 0, RUNTIME_JVM, "JVM" },
+		{ 114, "7f0000000000-7f0000100000 r-xp 00000000 fe:00 2 /opt/jdk/lib/server/libjvm.so\n",
+		  NULL, 0, RUNTIME_JVM, "JVM" },
 	};
 	char tmp[] = "/tmp/test_detect.XXXXXX", proc[64], path[PATH_MAX], target[PATH_MAX];
 	struct runtime_detect_opts o = { 0 };
@@ -612,6 +643,10 @@ static void test_detect_fake_proc(void **state __attribute__((unused)))
 	assert_int_equal(symlink(target, path), 0);
 	snprintf(path, sizeof(path), "%s/102/root/opt/java/release", proc);
 	assert_int_equal(symlink("../../../../../../../../outside/release", path), 0);
+
+	hostile_release(proc, 112, "fifo");
+	hostile_release(proc, 113, "device");
+	hostile_release(proc, 114, "big");
 
 	o.proc_root = proc;
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {

@@ -16,7 +16,8 @@
 #include "symbols/elf_file.h"
 #include "symbols/elf_symtab.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "base/array.h"
+#include "tests/unit/hostile_mem.h"
 #define UNUSED __attribute__((unused))
 
 /*
@@ -505,6 +506,298 @@ static void test_symtab(void **state UNUSED)
 	}
 }
 
+static void test_read_vaddr(void **state UNUSED)
+{
+	static const struct {
+		uint64_t addr, len;
+		int ret;
+		uint64_t off;	/* where the bytes come from */
+	} cases[] = {
+		{ 0x1000, 4, 0, 0 },
+		{ 0x1100, 16, 0, OFF_TEXT },
+		{ 0x11fc, 4, 0, 0x1fc },		/* the last bytes of the segment */
+		{ 0x1200, 0, 0, 0x200 },		/* empty, at its end */
+		{ 0x11fd, 4, -EFAULT },			/* straddles the end */
+		{ 0xfff, 2, -EFAULT },			/* starts before it */
+		{ 0x2000, 1, -EFAULT },
+		{ UINT64_MAX, 2, -EFAULT },
+		{ 0x1000, UINT64_MAX, -EFAULT },
+	};
+	struct elf_file *ef;
+	uint8_t buf[16];
+	struct img m;
+	size_t i, l;
+
+	for (l = 0; l < ARRAY_SIZE(layouts); l++) {
+		build(&m, layouts[l].is64, layouts[l].be);
+		assert_int_equal(elf_file__open_memory(m.b, m.len, NULL, &ef), 0);
+		for (i = 0; i < ARRAY_SIZE(cases); i++) {
+			print_message("layout %zu case %zu\n", l, i);
+			assert_int_equal(elf_file__read_vaddr(ef, cases[i].addr, cases[i].len, buf),
+					 cases[i].ret);
+			if (!cases[i].ret)
+				assert_memory_equal(buf, m.b + cases[i].off, cases[i].len);
+		}
+		assert_int_equal(elf_file__read_vaddr(ef, 0x1000, 4, NULL), -EINVAL);
+		elf_file__free(ef);
+		/* The segment says it lies past the end of the file. */
+		PUT(&m, OFF_PHDR, Elf32_Phdr, Elf64_Phdr, p_offset, 0x10000);
+		assert_int_equal(elf_file__open_memory(m.b, m.len, NULL, &ef), 0);
+		assert_int_equal(elf_file__read_vaddr(ef, 0x1000, 4, buf), -EINVAL);
+		elf_file__free(ef);
+	}
+}
+
+static void test_find_note(void **state UNUSED)
+{
+	static const struct {
+		struct patch p;
+		const char *name;
+		uint32_t type;
+		int ret;
+	} cases[] = {
+		{ { P_NONE }, "GNU", NT_GNU_BUILD_ID, 0 },
+		{ { P_NONE }, "GNU", NT_GNU_BUILD_ID + 1, -ENOENT },
+		{ { P_NONE }, "GN", NT_GNU_BUILD_ID, -ENOENT },
+		{ { P_NONE }, "Go", 4, -ENOENT },
+		{ { P_PHNUM, 0, 1 }, "GNU", NT_GNU_BUILD_ID, -ENOENT },	/* no PT_NOTE */
+		{ { P_TRUNC, 0, OFF_NOTE + 20 }, "GNU", NT_GNU_BUILD_ID, -ENOENT },	/* cut */
+	};
+	struct elf_file *ef;
+	struct img m;
+	size_t i, l;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		for (l = 0; l < ARRAY_SIZE(layouts); l++) {
+			print_message("case %zu layout %zu\n", i, l);
+			build(&m, layouts[l].is64, layouts[l].be);
+			apply(&m, &cases[i].p);
+			assert_int_equal(elf_file__open_memory(m.b, m.len, NULL, &ef), 0);
+			assert_int_equal(elf_file__find_note(ef, cases[i].name, cases[i].type),
+					 cases[i].ret);
+			elf_file__free(ef);
+		}
+	}
+}
+
+struct sym_seen {
+	int n, stop_at;
+	char names[4][16];
+	uint64_t values[4];
+};
+
+static int on_sym(void *ctx, const char *name, const Elf64_Sym *sym)
+{
+	struct sym_seen *s = ctx;
+
+	if (s->n < 4) {
+		snprintf(s->names[s->n], sizeof(s->names[0]), "%s", name);
+		s->values[s->n] = sym->st_value;
+	}
+	if (++s->n == s->stop_at)
+		return 42;
+	return 0;
+}
+
+static void test_foreach_sym(void **state UNUSED)
+{
+	static const struct {
+		bool all;
+		struct patch p;
+		uint32_t type;
+		uint64_t max;
+		int stop_at, ret, n;
+	} cases[] = {
+		{ true, { P_NONE }, SHT_SYMTAB, 0, 0, 0, 2 },
+		{ true, { P_NONE }, SHT_SYMTAB, 0, 1, 42, 1 },		/* the callback stops it */
+		{ true, { P_NONE }, SHT_DYNSYM, 0, 0, 0, 0 },
+		{ false, { P_SYM_SHNDX, 1, SHN_UNDEF }, SHT_SYMTAB, 0, 0, 0, 1 },
+		{ false, { P_SYM_NAME, 1, 0 }, SHT_SYMTAB, 0, 0, 0, 1 },	/* nameless */
+		{ false, { P_SYM_NAME, 1, 0x1000 }, SHT_SYMTAB, 0, 0, 0, 1 },	/* outside */
+		{ false, { P_NONE }, SHT_SYMTAB, 16, 0, 0, 0 },		/* over @max */
+		{ true, { P_SH_LINK, S_SYMTAB, S_TEXT }, SHT_SYMTAB, 0, 0, 0, 0 },
+		{ true, { P_SH_LINK, S_SYMTAB, 99 }, SHT_SYMTAB, 0, 0, 0, 0 },
+		{ true, { P_SH_OFFSET, S_SYMTAB, 0xfffffff0 }, SHT_SYMTAB, 0, 0, 0, 0 },
+		{ true, { P_SH_SIZE, S_STRTAB, 0xfffffff0 }, SHT_SYMTAB, 0, 0, 0, 0 },
+	};
+	struct sym_seen seen;
+	struct elf_file *ef;
+	struct img m;
+	size_t i, l;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		for (l = 0; l < (cases[i].all ? ARRAY_SIZE(layouts) : 1); l++) {
+			print_message("case %zu layout %zu\n", i, l);
+			build(&m, layouts[l].is64, layouts[l].be);
+			apply(&m, &cases[i].p);
+			assert_int_equal(elf_file__open_memory(m.b, m.len, NULL, &ef), 0);
+			memset(&seen, 0, sizeof(seen));
+			seen.stop_at = cases[i].stop_at;
+			assert_int_equal(elf_file__foreach_sym(ef, cases[i].type, cases[i].max,
+							       on_sym, &seen), cases[i].ret);
+			assert_int_equal(seen.n, cases[i].n);
+			if (cases[i].n == 2) {
+				assert_string_equal(seen.names[0], "fx_one");
+				assert_string_equal(seen.names[1], "fx_two");
+				assert_true(seen.values[1] == 0x1108);
+			}
+			elf_file__free(ef);
+		}
+	}
+	assert_int_equal(elf_file__foreach_sym(NULL, SHT_SYMTAB, 0, on_sym, &seen), -EINVAL);
+}
+
+/*
+ * The GNU hash table, after the section headers: nbuckets 1, symoffset 1, one bloom word,
+ * bucket[0] = 1, then the chain words of fx_one and fx_two (the last with the end bit). The
+ * .symtab becomes the .dynsym and .symtab_shndx the hash section.
+ */
+#define OFF_HASH (OFF_SHDR + S_NUM * sizeof(Elf64_Shdr))
+
+static uint32_t djb(const char *s)
+{
+	uint32_t h = 5381;
+
+	for (; *s; s++)
+		h = h * 33 + (uint8_t)*s;
+	return h;
+}
+
+static void build_hash(struct img *m, uint32_t nbuckets, uint32_t bucket, bool end_bit)
+{
+	size_t word = m->is64 ? 8 : 4, b = OFF_HASH + 16 + word;
+
+	put(m, OFF_HASH, nbuckets, 4);
+	put(m, OFF_HASH + 4, 1, 4);
+	put(m, OFF_HASH + 8, 1, 4);
+	put(m, OFF_HASH + 12, 6, 4);
+	put(m, b, bucket, 4);
+	put(m, b + 4, djb("fx_one") & ~1u, 4);
+	put(m, b + 8, (djb("fx_two") & ~1u) | end_bit, 4);
+	m->len = b + 12;
+	SH(m, S_SYMTAB, sh_type, SHT_DYNSYM);
+	SH(m, S_SHNDX, sh_type, SHT_GNU_HASH);
+	SH(m, S_SHNDX, sh_offset, OFF_HASH);
+	SH(m, S_SHNDX, sh_size, b + 12 - OFF_HASH);
+	SH(m, S_SHNDX, sh_link, S_SYMTAB);
+}
+
+static void test_gnu_hash(void **state UNUSED)
+{
+	static const struct {
+		bool all, no_hash;
+		uint32_t nbuckets, bucket;
+		bool end_bit;
+		struct patch p;
+		const char *name;
+		int ret;
+		uint64_t value;
+	} cases[] = {
+		{ true, false, 1, 1, true, { P_NONE }, "fx_one", 0, 0x1100 },
+		{ true, false, 1, 1, true, { P_NONE }, "fx_two", 0, 0x1108 },
+		{ true, false, 1, 1, true, { P_NONE }, "fx_three", -ENOENT },
+		{ true, false, 1, 1, true, { P_NONE }, "fx_on", -ENOENT },
+		{ true, true, 1, 1, true, { P_NONE }, "fx_one", -EOPNOTSUPP },	/* no table */
+		{ true, false, 0, 1, true, { P_NONE }, "fx_one", -EOPNOTSUPP },
+		{ false, false, 0x40000000, 1, true, { P_NONE }, "fx_one", -EOPNOTSUPP },
+		/* the bucket points below symoffset */
+		{ false, false, 1, 0, true, { P_NONE }, "fx_one", -ENOENT },
+		{ false, false, 1, 0x7fffffff, true, { P_NONE }, "fx_one", -ENOENT },
+		{ false, false, 1, 1, false, { P_NONE }, "fx_three", -ENOENT },	/* chain runs out */
+		{ false, false, 1, 1, true, { P_SYM_SHNDX, 1, SHN_UNDEF }, "fx_one", -ENOENT },
+		{ false, false, 1, 1, true, { P_SYM_NAME, 1, 0x1000 }, "fx_one", -ENOENT },
+		{ false, false, 1, 1, true, { P_SH_SIZE, S_SYMTAB, 1 }, "fx_one", -ENOENT },
+		{ true, false, 1, 1, true, { P_SH_LINK, S_SHNDX, S_TEXT }, "fx_one", -EOPNOTSUPP },
+		{ true, false, 1, 1, true, { P_SH_LINK, S_SYMTAB, S_TEXT }, "fx_one", -EOPNOTSUPP },
+		{ true, false, 1, 1, true, { P_SH_SIZE, S_SHNDX, 8 }, "fx_one", -EOPNOTSUPP },
+		{ true, false, 1, 1, true, { P_SH_OFFSET, S_SHNDX, 0xfffffff0 }, "fx_one",
+		  -EOPNOTSUPP },
+		{ true, false, 1, 1, true, { P_SH_SIZE, S_STRTAB, 0xfffffff0 }, "fx_one",
+		  -EOPNOTSUPP },
+	};
+	struct elf_file *ef;
+	Elf64_Sym sym;
+	struct img m;
+	size_t i, l;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		for (l = 0; l < (cases[i].all ? ARRAY_SIZE(layouts) : 1); l++) {
+			print_message("case %zu layout %zu\n", i, l);
+			build(&m, layouts[l].is64, layouts[l].be);
+			if (!cases[i].no_hash)
+				build_hash(&m, cases[i].nbuckets, cases[i].bucket,
+					   cases[i].end_bit);
+			apply(&m, &cases[i].p);
+			assert_int_equal(elf_file__open_memory(m.b, m.len, NULL, &ef), 0);
+			assert_int_equal(elf_file__gnu_hash_lookup(ef, cases[i].name, &sym),
+					 cases[i].ret);
+			if (!cases[i].ret)
+				assert_true(sym.st_value == cases[i].value);
+			elf_file__free(ef);
+		}
+	}
+}
+
+static int count_syms(void *ctx, const char *name UNUSED, const Elf64_Sym *sym UNUSED)
+{
+	++*(size_t *)ctx;
+	return 0;
+}
+
+/*
+ * A sparse file (tests/fixtures/elf/exec extended by a 1.5 GiB hole) whose headers claim
+ * tables in the hole: reads that would allocate for the claim fail with -E2BIG before they
+ * allocate, a claimed section table is ignored, and bounded reads of real data still work,
+ * all under RLIMIT_AS.
+ */
+static void test_sparse(void **state UNUSED)
+{
+	static const uint64_t keep = ~0ull, big = 200u << 20;
+	static const struct hm_patch patches[] = {
+		{ ".symtab", HM_SPARSE_SIZE - big, big },
+		{ ".strtab", keep, keep },
+	};
+	bool limited = hm_limit_as();
+	Elf64_Shdr sh0 = { .sh_size = 100000 };
+	uint64_t shoff = HM_SPARSE_SIZE - (8u << 20), len;
+	struct elf_file *ef;
+	uint16_t zero = 0;
+	long hwm0 = hm_vmhwm_kb();
+	size_t n = 0;
+	void *p;
+	int fd, idx;
+
+	fd = hm_sparse_copy("tests/fixtures/elf/exec", patches, ARRAY_SIZE(patches), NULL, 0, 0,
+			    HM_SPARSE_SIZE);
+	assert_true(fd >= 0);
+	assert_int_equal(elf_file__open(fd, NULL, &ef), 0);
+	assert_true(elf_file__allocated(ef) < (1u << 20));
+	assert_true(elf_file__backed(ef, ELF_FILE_SPARSE_SLACK));
+	assert_false(elf_file__backed(ef, big));
+	assert_int_equal(elf_file__read(ef, HM_SPARSE_SIZE - big, big, &p), -E2BIG);
+	idx = elf_file__section(ef, ".symtab", NULL);
+	assert_true(idx > 0);
+	assert_int_equal(elf_file__read_section(ef, (size_t)idx, 0, &p, &len), -E2BIG);
+	assert_int_equal(elf_file__foreach_sym(ef, SHT_SYMTAB, 0, count_syms, &n), 0);
+	assert_int_equal(n, 0);
+	/* Real data is still read. */
+	assert_int_equal(elf_file__read(ef, 0, 64, &p), 0);
+	free(p);
+	elf_file__free(ef);
+
+	/* e_shnum 0 and section 0 claiming 100000 headers (6.4 MB) in the hole: ignored. */
+	assert_int_equal(pwrite(fd, &sh0, sizeof(sh0), (off_t)shoff), sizeof(sh0));
+	assert_int_equal(pwrite(fd, &shoff, 8, offsetof(Elf64_Ehdr, e_shoff)), 8);
+	assert_int_equal(pwrite(fd, &zero, 2, offsetof(Elf64_Ehdr, e_shnum)), 2);
+	assert_int_equal(elf_file__open(fd, NULL, &ef), 0);
+	assert_true(elf_file__shdrs_ignored(ef));
+	assert_int_equal(elf_file__shnum(ef), 0);
+	elf_file__free(ef);
+	close(fd);
+	hm_restore_as(limited);
+	assert_true(hm_vmhwm_kb() - hwm0 < 8 * 1024);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -513,6 +806,11 @@ int main(void)
 		cmocka_unit_test(test_read_cap),
 		cmocka_unit_test(test_notes),
 		cmocka_unit_test(test_symtab),
+		cmocka_unit_test(test_read_vaddr),
+		cmocka_unit_test(test_find_note),
+		cmocka_unit_test(test_sparse),
+		cmocka_unit_test(test_foreach_sym),
+		cmocka_unit_test(test_gnu_hash),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,7 +17,8 @@
 #include "base/fileio.h"
 #include "symbols/elf_symtab.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "base/array.h"
+#include "tests/unit/hostile_mem.h"
 #define UNUSED __attribute__((unused))
 #define FIXTURES "tests/fixtures/elf/"
 #define EXEC_BID "309f114d8c8dd873e055c070a510077dea250ebb"
@@ -295,6 +296,100 @@ static void test_self(void **state UNUSED)
 	elf_symtab__free(st);
 }
 
+/*
+ * 20 levels of void (*)(T, T), T the level before: 213 bytes that demangle to 46 MB (c++filt),
+ * the size of the name found in issue 12.
+ */
+static const char exploding_name[] =
+	"_Z1fPFvvEPFvS0_S0_EPFvS2_S2_EPFvS4_S4_EPFvS6_S6_EPFvS8_S8_EPFvSA_SA_EPFvSC_SC_EPFvSE_SE_EPFvSG_SG_EP"
+	"FvSI_SI_EPFvSK_SK_EPFvSM_SM_EPFvSO_SO_EPFvSQ_SQ_EPFvSS_SS_EPFvSU_SU_EPFvSW_SW_EPFvSY_SY_EPFvS10_S10_EPFvS12_S12_E";
+
+/*
+ * Hostile names: fx::gamma's symbol is pointed at an exploding mangled name, then at one over
+ * the 1 KiB demangling limit; both are shown mangled, and demangling cost no memory.
+ */
+static void test_hostile_demangle(void **state UNUSED)
+{
+	const uint64_t strtab = 0x2000, strtab_len = 0x4c, gamma_sym = 0x1070 + 6 * 24;
+	char name[4096], strtab_buf[0x4c + sizeof(name)];
+	struct hm_patch patch = { ".strtab", strtab, 0 };
+	bool limited = hm_limit_as();
+	struct elf_symtab *st;
+	const char *got;
+	uint32_t st_name = (uint32_t)strtab_len;
+	long hwm0 = hm_vmhwm_kb();
+	size_t len, row;
+	int fd;
+
+	for (row = 0; row < 2; row++) {
+		print_message("case %zu\n", row);
+		if (!row) {
+			len = strlen(exploding_name);
+			memcpy(name, exploding_name, len + 1);
+		} else {
+			len = 2000;
+			memset(name, 'a', len);
+			memcpy(name, "_ZN2fx", 6);
+			name[len] = '\0';
+		}
+		fd = open_fixture("exec");
+		assert_true(fd >= 0);
+		assert_int_equal(pread(fd, strtab_buf, strtab_len, 0x1160), strtab_len);
+		close(fd);
+		memcpy(strtab_buf + strtab_len, name, len + 1);
+		patch.size = strtab_len + len + 1;
+		fd = hm_sparse_copy(FIXTURES "exec", &patch, 1, strtab_buf, patch.size, strtab,
+				    strtab + 0x2000);
+		assert_true(fd >= 0);
+		assert_int_equal(pwrite(fd, &st_name, 4, (off_t)gamma_sym), 4);
+		assert_int_equal(elf_symtab__from_fd(fd, NULL, &st), 0);
+		close(fd);
+		got = elf_symtab__lookup(st, 0x401022, NULL);
+		assert_non_null(got);
+		assert_string_equal(got, name);
+		/* The ordinary names still demangle. */
+		if (__cxa_demangle)
+			assert_string_equal(elf_symtab__lookup(st, 0x40100b, NULL), "fx_beta");
+		elf_symtab__free(st);
+	}
+	hm_restore_as(limited);
+	assert_true(hm_vmhwm_kb() - hwm0 < 8 * 1024);
+}
+
+/* Sparse claims of symbol and string tables: skipped without reading or allocating them. */
+static void test_sparse_claims(void **state UNUSED)
+{
+	static const uint64_t keep = ~0ull, big = HM_SPARSE_SIZE - 0x4000;
+	static const struct {
+		struct hm_patch patch;
+		size_t count;
+	} cases[] = {
+		{ { ".symtab", 0x4000, big }, 0 },
+		{ { ".strtab", 0x4000, big }, 0 },
+		{ { ".strtab", 0x4000, 200u << 20 }, 0 },
+		{ { ".shstrtab", 0x4000, 3u << 20 }, 5 },
+		{ { ".strtab", keep, keep }, 5 },
+	};
+	bool limited = hm_limit_as();
+	struct elf_symtab *st;
+	long hwm0 = hm_vmhwm_kb();
+	size_t i;
+	int fd;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		fd = hm_sparse_copy(FIXTURES "exec", &cases[i].patch, 1, NULL, 0, 0,
+				    HM_SPARSE_SIZE);
+		assert_true(fd >= 0);
+		assert_int_equal(elf_symtab__from_fd(fd, NULL, &st), 0);
+		assert_int_equal(elf_symtab__count(st), cases[i].count);
+		elf_symtab__free(st);
+		close(fd);
+	}
+	hm_restore_as(limited);
+	assert_true(hm_vmhwm_kb() - hwm0 < 8 * 1024);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +400,8 @@ int main(void)
 		cmocka_unit_test(test_file_to_vaddr),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_self),
+		cmocka_unit_test(test_hostile_demangle),
+		cmocka_unit_test(test_sparse_claims),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,10 +12,10 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "base/array.h"
+#include "base/text.h"
 #include "profile/flamegraph.h"
 #include "profile/profile.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #define HOSTILE "</script><img src=x onerror=alert(1)>"
 
@@ -192,6 +192,55 @@ static void test_page(void **state)
 	}
 }
 
+/* Names and texts that are not UTF-8, or hostile to HTML, JS or JSON, give a valid page. */
+static void test_hostile_names(void **state)
+{
+	static const struct {
+		const char *name, *want;	/* as the frame is called, as the page's JSON has it */
+	} cases[] = {
+		{ "a\"b\\c'd", "a\"b\\c'd" },			/* quotes, backslash */
+		{ "x\xe2\x80\xa8y\xe2\x80\xa9", "x\xe2\x80\xa8y\xe2\x80\xa9" },	/* U+2028/9 */
+		{ "hot\xff\xfe", "hot??" },				/* not UTF-8 */
+		{ "</script><!--", "</script><!--" },
+		{ "tab\there\n", "tab\there\n" },
+	};
+	static const char *const notes[] = { "note \xc3", NULL };	/* cut character */
+	struct flamegraph_opts o = { .title = "t\xff\xfe", .answer = "a\xed\xa0\x80",
+				     .notes = notes };
+	struct prof_frame_info fi = { 0 };
+	json_t *j, *names, *node;
+	struct profile *p;
+	int64_t v[2] = { 1, 1 };
+	uint32_t id;
+	char *html;
+	size_t i;
+	int ret;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		assert_int_equal(profile__new(NULL, &p), 0);
+		fi.function = cases[i].name;
+		ret = profile__frame(p, &fi);
+		assert_true(ret >= 0);
+		id = (uint32_t)ret;
+		assert_int_equal(profile__add(p, &id, 1, NULL, v), 0);
+		html = render(p, &o, &ret);
+		assert_int_equal(ret, 0);
+		assert_true(text_utf8_is_valid(html, strlen(html)));
+		assert_null(strstr(html, "\xe2\x80\xa8"));	/* ends a JS line */
+		assert_non_null(strstr(html, "<title>t?\?</title>"));
+		assert_non_null(strstr(html, "<li>note ?</li>"));
+		j = page_json(html);
+		names = json_object_get(j, "names");
+		node = child(names, json_object_get(j, "tree"), cases[i].want);
+		assert_non_null(node);
+		json_decref(j);
+		free(html);
+		profile__free(p);
+	}
+}
+
 static void test_edge(void **state)
 {
 	static const struct flamegraph_opts bad_vi = { .value_index = 2 };
@@ -281,6 +330,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_page),
+		cmocka_unit_test(test_hostile_names),
 		cmocka_unit_test(test_edge),
 		cmocka_unit_test(test_large),
 	};

@@ -25,7 +25,7 @@
 #include "runtimes/go/go_pprof.h"
 #include "runtimes/nshttp.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "base/array.h"
 
 /* The start of Go 1.19's net/http/pprof index page, as served. */
 #define INDEX_PAGE "<html>\n<head>\n<title>/debug/pprof/</title>\n</head>\n<body>\n" \

@@ -24,7 +24,8 @@
 #include "symbols/elf_file.h"
 #include "symbols/gopclntab.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "base/array.h"
+#include "tests/unit/hostile_mem.h"
 #define UNUSED __attribute__((unused))
 #define FIXTURE "tests/fixtures/go/hot-stripped"
 #define LAYOUT "tests/fixtures/go/layout.txt"
@@ -681,6 +682,41 @@ static void test_layouts(void **state UNUSED)
 	gopclntab__free(t);
 }
 
+/*
+ * A sparse copy of the fixture whose .gopclntab claims a hole (or more than the table cap) is
+ * refused before the claim is read (-E2BIG), under RLIMIT_AS; the unpatched copy still loads.
+ */
+static void test_sparse_claims(void **state UNUSED)
+{
+	static const uint64_t keep = ~0ull, at = HM_SPARSE_SIZE - (300ull << 20);
+	static const struct {
+		struct hm_patch patch;
+		int ret;
+	} cases[] = {
+		{ { ".gopclntab", at, 40u << 20 }, -E2BIG },
+		{ { ".gopclntab", at, GOPCLNTAB_MAX_READ + 1 }, -E2BIG },
+		{ { ".gopclntab", at, 256u << 20 }, -E2BIG },
+		{ { ".gopclntab", keep, keep }, 0 },
+	};
+	bool limited = hm_limit_as();
+	struct gopclntab *t;
+	long hwm0 = hm_vmhwm_kb();
+	size_t i;
+	int fd;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		fd = hm_sparse_copy(FIXTURE, &cases[i].patch, 1, NULL, 0, 0, HM_SPARSE_SIZE);
+		assert_true(fd >= 0);
+		t = NULL;
+		assert_int_equal(gopclntab__from_fd(fd, NULL, &t), cases[i].ret);
+		gopclntab__free(t);
+		close(fd);
+	}
+	hm_restore_as(limited);
+	assert_true(hm_vmhwm_kb() - hwm0 < 16 * 1024);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -689,6 +725,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_lookup_edges),
 		cmocka_unit_test(test_layouts),
+		cmocka_unit_test(test_sparse_claims),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,7 +13,7 @@
 
 #include "runtimes/go/goroutines.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "base/array.h"
 
 /*
  * Real text: /debug/pprof/goroutine?debug=2 of a Go 1.19.8 program (net/http/pprof on

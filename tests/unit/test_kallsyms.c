@@ -14,7 +14,7 @@
 
 #include "symbols/kallsyms.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "base/array.h"
 #define UNUSED __attribute__((unused))
 
 static char tmpfile_path[] = "/tmp/test_kallsyms.XXXXXX";

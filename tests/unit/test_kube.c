@@ -281,6 +281,32 @@ static void test_parse_event(void **state)
 			 KUBE_NAME_MAX);
 	assert_int_equal(kube_parse_event(line, strlen(line), ev), -ENAMETOOLONG);
 	free(line);
+	/* an over-long ownerReference name or kind, or template-hash label: that field is
+	 * dropped (the pod is its own workload), the event is kept, so the watch goes on */
+	{
+		static const char *fmts[] = {
+			"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"p-1\",\"namespace\":"
+			"\"a\",\"resourceVersion\":\"1\",\"ownerReferences\":[{\"controller\":true,"
+			"\"kind\":\"ReplicaSet\",\"name\":\"%s\"}]}}}",
+			"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"p-1\",\"namespace\":"
+			"\"a\",\"resourceVersion\":\"1\",\"ownerReferences\":[{\"controller\":true,"
+			"\"kind\":\"%s\",\"name\":\"rs\"}]}}}",
+			"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"p-1\",\"namespace\":"
+			"\"a\",\"resourceVersion\":\"1\",\"labels\":{\"pod-template-hash\":\"%s\"}}}}",
+		};
+		size_t k;
+
+		for (k = 0; k < ARRAY_SIZE(fmts); k++) {
+			print_message("long field %zu\n", k);
+			line = with_long(fmts[k], KUBE_NAME_MAX + 10);
+			assert_int_equal(kube_parse_event(line, strlen(line), ev), 0);
+			assert_string_equal(ev->obj.owner_kind, "");
+			assert_string_equal(ev->obj.owner_name, "");
+			assert_string_equal(ev->obj.template_hash, "");
+			assert_string_equal(ev->obj.workload, "p-1");
+			free(line);
+		}
+	}
 	/* oversized: refused before parsing */
 	line = with_long("{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"1\","
 			 "\"x\":\"%s\"}}}",
@@ -546,6 +572,17 @@ static void test_new_errors(void **state)
 	assert_null(k);
 	kube__free(NULL);
 	assert_int_equal(kube__owner_name(NULL, 1, NULL), -EINVAL);
+	{
+		struct owner ow = { .group = OWNER_SERVICE };
+		char ns[8];
+
+		assert_int_equal(kube__owner_namespace(NULL, &ow, ns, sizeof(ns)), -EINVAL);
+		assert_int_equal(kube__owner_namespace((void *)1, NULL, ns, sizeof(ns)), -EINVAL);
+		assert_int_equal(kube__owner_namespace((void *)1, &ow, NULL, 8), -EINVAL);
+		assert_int_equal(kube__owner_namespace((void *)1, &ow, ns, 0), -EINVAL);
+		/* neither a pod uid nor a container id: not a pod's, before any lookup */
+		assert_int_equal(kube__owner_namespace((void *)1, &ow, ns, sizeof(ns)), -ENOENT);
+	}
 }
 
 int main(void)

@@ -10,10 +10,9 @@
 
 #include <cmocka.h>
 
+#include "base/array.h"
 #include "profile/merge.h"
 #include "profile/profile.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* A sample given as "leaf;caller;root" and its two values. */
 struct row {

@@ -22,7 +22,7 @@
 
 #include "runtimes/nshttp.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "base/array.h"
 
 #define H10 "1111111111"
 #define HOST_47 H10 H10 H10 H10 "1111111"	/* NSHTTP_HOST_MAX - 1 characters */

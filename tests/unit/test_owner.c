@@ -15,9 +15,8 @@
 
 #include <cmocka.h>
 
+#include "base/array.h"
 #include "cgroups/owner.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #define ID0 "06ea61d78968c974eae24bb66f6e23c1ba6a7f6a63511cd20d553d42a3e791cd"
 #define ID1 "92007fb2bb51e98289825297306261aca8139d7cbc503855f353d039194a155d"

@@ -12,10 +12,10 @@
 #include <cmocka.h>
 #include <zlib.h>
 
+#include "base/array.h"
 #include "profile/pprof.h"
 #include "profile/profile.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "tests/unit/hostile_mem.h"
 
 /* ---- a tiny protobuf writer for hand-made messages ---- */
 
@@ -674,11 +674,71 @@ static void test_write_file(void **state)
 	profile__free(b);
 }
 
+/* A raw message: "" then @n string_table entries (field 6) of @len bytes each ("x"s). */
+static uint8_t *strings_msg(size_t n, size_t len, size_t *out_len)
+{
+	size_t i, at = 0, per = 1 + 5 + len;
+	uint8_t *m = malloc(n * per + 2), *q;
+	uint64_t v;
+
+	assert_non_null(m);
+	m[at++] = 0x32;	/* the mandatory "" */
+	m[at++] = 0;
+	for (i = 0; i < n; i++) {
+		m[at++] = 0x32;
+		for (v = len, q = m + at; v >= 0x80; v >>= 7)
+			*q++ = (uint8_t)(v | 0x80);
+		*q++ = (uint8_t)v;
+		at = (size_t)(q - m);
+		memset(m + at, 'x', len);
+		at += len;
+	}
+	*out_len = at;
+	return m;
+}
+
+/*
+ * Hostile answers under RLIMIT_AS: many tiny entries (two bytes each, a hundred bytes each
+ * decoded), a huge string table and a gzip bomb against the Go path's 64 MiB cap are refused
+ * with -EFBIG before they are held, and the peak RSS stays far under the capture limit.
+ */
+static void test_decode_hostile(void **state)
+{
+	struct pprof_decode_opts go = { .max_decoded = 64u << 20 };
+	static const struct {
+		size_t n, len;
+	} cases[] = {
+		{ PPROF_MAX_TOTAL_ENTRIES, 0 },
+		{ 20, PPROF_MAX_STRING_BYTES / 16 },
+	};
+	bool limited = hm_limit_as();
+	struct profile *p = NULL;
+	long hwm0 = hm_vmhwm_kb();
+	size_t i, n;
+	uint8_t *m;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		m = strings_msg(cases[i].n, cases[i].len, &n);
+		assert_int_equal(pprof_decode_ext(m, n, &go, &p), -EFBIG);
+		assert_null(p);
+		free(m);
+	}
+	m = gz_zeros((64u << 20) + 4096, &n);
+	assert_int_equal(pprof_decode_ext(m, n, &go, &p), -EFBIG);
+	free(m);
+	hm_restore_as(limited);
+	/* The bomb's buffer grows to the 64 MiB cap; nothing else is held. */
+	assert_true(hm_vmhwm_kb() - hwm0 < 100 * 1024);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode_valid),	 cmocka_unit_test(test_decode_variants),
 		cmocka_unit_test(test_decode_malformed), cmocka_unit_test(test_decode_limits),
+		cmocka_unit_test(test_decode_hostile),
 		cmocka_unit_test(test_round_trip),	 cmocka_unit_test(test_write_file),
 	};
 

@@ -15,7 +15,7 @@
 
 #include "symbols/procmaps.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "base/array.h"
 #define R PROCMAPS_READ
 #define W PROCMAPS_WRITE
 #define X PROCMAPS_EXEC

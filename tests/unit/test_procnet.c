@@ -12,7 +12,7 @@
 
 #include "runtimes/procnet.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "base/array.h"
 
 /* Real lines of this machine's /proc/net/tcp and tcp6 (python3 listeners and connections, a
  * Go net/http/pprof server in its own network namespace, time-wait sockets). */

@@ -11,9 +11,8 @@
 
 #include <cmocka.h>
 
+#include "base/array.h"
 #include "profile/profile.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static void test_lang(void **state)
 {
@@ -55,6 +54,10 @@ static void test_frame_display(void **state)
 		{ { .address = 0x1234 }, 64, "[unknown]" },
 		{ { .function = "a_very_long_function_name" }, 7, "a_very" },
 		{ { .mapping = "/bin/app", .address = 0xabcdef }, 6, "app+0" },
+		{ { .function = "caf\xc3\xa9" }, 5, "caf" },		/* cut between characters */
+		{ { .function = "caf\xc3\xa9" }, 6, "caf\xc3\xa9" },
+		{ { .function = "hot\xff" }, 64, "hot?" },		/* not UTF-8 */
+		{ { .mapping = "/bin/\xd0\xb0\xd0\xb1", .address = 1 }, 4, "\xd0\xb0+" },
 	};
 	char buf[64];
 	size_t i;
@@ -248,6 +251,56 @@ static void test_add(void **state)
 	profile__free(p);
 }
 
+/* Every name entering the model leaves it valid UTF-8, one '?' per bad byte, and the names
+ * that differ only in bad bytes share one entry. */
+static void test_hostile_names(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "hot\xff\xfe", "hot??" },				/* asm label */
+		{ "hot\xfe\xff", "hot??" },				/* the same entry */
+		/* comm of eight Cyrillic letters, cut by the kernel at 15 bytes */
+		{ "\xd0\xb0\xd0\xb1\xd0\xb2\xd0\xb3\xd0\xb4\xd0\xb5\xd0\xb6\xd0",
+		  "\xd0\xb0\xd0\xb1\xd0\xb2\xd0\xb3\xd0\xb4\xd0\xb5\xd0\xb6?" },
+		{ "a\nb\tc", "a\nb\tc" },				/* controls: for the writers */
+		{ "\xed\xa0\x80", "???" },				/* surrogate */
+		{ "\xc0\xaf", "??" },					/* overlong */
+		{ "caf\xc3\xa9</script>", "caf\xc3\xa9</script>" },		/* valid: untouched */
+	};
+	struct prof_labels l = { .lang = PROF_LANG_NATIVE };
+	const struct prof_frame_info *got;
+	struct prof_frame_info fi = { 0 };
+	int64_t v[2] = { 1, 1 };
+	struct prof_sample s;
+	struct profile *p;
+	uint32_t st[1];
+	int id;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(profile__new(NULL, &p), 0);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		fi.function = cases[i].in;
+		fi.file = cases[i].in;
+		id = profile__frame(p, &fi);
+		assert_true(id >= 0);
+		got = profile__frame_info(p, (uint32_t)id);
+		assert_string_equal(got->function, cases[i].want);
+		assert_string_equal(got->file, cases[i].want);
+		l.owner = l.process = l.thread = cases[i].in;
+		st[0] = (uint32_t)id;
+		assert_int_equal(profile__add(p, st, 1, &l, v), 0);
+		assert_int_equal(profile__sample(p, profile__nsamples(p) - 1, &s), 0);
+		assert_string_equal(s.labels->owner, cases[i].want);
+		assert_string_equal(s.labels->process, cases[i].want);
+		assert_string_equal(s.labels->thread, cases[i].want);
+	}
+	assert_int_equal(profile__nframes(p), ARRAY_SIZE(cases) - 1);
+	profile__free(p);
+}
+
 static void test_strset(void **state)
 {
 	static const struct { const char *s; size_t len; int idx; } cases[] = {
@@ -333,7 +386,7 @@ int main(void)
 		cmocka_unit_test(test_lang),	     cmocka_unit_test(test_frame_display),
 		cmocka_unit_test(test_new_opts),     cmocka_unit_test(test_frame_intern),
 		cmocka_unit_test(test_add),	     cmocka_unit_test(test_strset),
-		cmocka_unit_test(test_large),
+		cmocka_unit_test(test_large),	     cmocka_unit_test(test_hostile_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,10 +9,10 @@
 
 #include <cmocka.h>
 
+#include "base/array.h"
+#include "base/text.h"
 #include "profile/profile.h"
 #include "profile/report.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 struct fr {
 	const char *fn;		/* NULL: unnamed */
@@ -224,6 +224,42 @@ static void test_truncated_answer(void **state)
 	profile__free(p);
 }
 
+/* Hostile names: the answer is valid UTF-8, cut at a character boundary, whatever the cut. */
+static void test_hostile_answer(void **state)
+{
+	/* "hot" + the asm label's bytes, in a process whose comm the kernel cut mid-character */
+	static const struct smp hostile[] = {
+		{ "Service \xd0\xb0\xd0\xb1\xd0\xb2", "\xd0\xb0\xd0\xb1\xd0", 7, 10,
+		  { { "hot\xff\xfe\xd0\xb0\xd0\xb0", APP, PROF_LANG_NATIVE } } },
+	};
+	static const char want[] = "Over 30 seconds, process 7 (\xd0\xb0?) used 50% of the CPU "
+				   "time on this server, most of it in hot??\xd0\xb0\xd0\xb0.";
+	struct profile *p = build(hostile, ARRAY_SIZE(hostile));
+	struct report *r;
+	char buf[256];
+	size_t size;
+	int n;
+
+	(void)state;
+	assert_int_equal(report__new(p, NULL, &r), 0);
+	for (size = 1; size <= sizeof(want); size++) {
+		print_message("size %zu\n", size);
+		n = report_answer_target(r, 30, "process 7 (\xd0\xb0\xd0)", 50, "the CPU time",
+					 "on this server", buf, size);
+		assert_int_equal(n, (int)sizeof(want) - 1);
+		assert_true(text_utf8_is_valid(buf, strlen(buf)));
+		assert_true(!strncmp(buf, want, strlen(buf)));
+		/* a cut drops at most one character (<= 3 bytes of it fit) */
+		assert_true(strlen(buf) + 4 > size - 1 || size == sizeof(want));
+	}
+	assert_string_equal(buf, want);
+	n = report_answer(r, 30, "the CPU time", "on this server", buf, sizeof(buf));
+	assert_true(text_utf8_is_valid(buf, strlen(buf)));
+	assert_non_null(strstr(buf, "Service \xd0\xb0\xd0\xb1\xd0\xb2"));
+	report__free(r);
+	profile__free(p);
+}
+
 static void test_system_dso(void **state)
 {
 	static const struct {
@@ -241,6 +277,9 @@ static void test_system_dso(void **state)
 		{ "/lib64/libfoo.so.1", true },
 		{ "/usr/lib/chromium/chromium", false },	/* an executable, not a library */
 		{ "/usr/local/lib/libbilling.so", false },	/* installed by the user */
+		{ "/usr/bin/python3.11", true },		/* a static CPython */
+		{ "/root/.pyenv/versions/3.6.15/bin/python3.6", true },
+		{ "/app/python-billing", false },
 		{ "/usr/local/bin/billing-worker", false },
 		{ "/app/libbilling.so", false },
 		{ "", false },
@@ -294,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_answer_rows),
 		cmocka_unit_test(test_answer_memory),
 		cmocka_unit_test(test_truncated_answer),
+		cmocka_unit_test(test_hostile_answer),
 		cmocka_unit_test(test_system_dso),
 		cmocka_unit_test(test_go_std),
 	};

@@ -16,9 +16,9 @@
 
 #include <cmocka.h>
 
+#include "base/array.h"
 #include "cgroups/resolver.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define FIXTURES "tests/fixtures/proc"
 #define POD_UID "6a4ce4a0-ba47-11ea-b2a7-0cc47ac5979e"
 #define CTR_ID "17db96a24ae1e9dd57143e62b1cb0d2d35e693c65c774c7470e87b0572e07c1a"

@@ -206,6 +206,44 @@ static void test_retry_after(void **state)
 	}
 }
 
+static void test_rfc3339(void **state)
+{
+	static const struct { const char *s; int ret; long long t; } cases[] = {
+		{ "2024-05-01T10:00:00Z", 0, 1714557600 },
+		{ "2024-05-01t10:00:00z", 0, 1714557600 },
+		{ "2024-05-01 10:00:00Z", 0, 1714557600 },
+		{ "2024-05-01T10:00:00.123456Z", 0, 1714557600 },
+		{ "2024-05-01T12:00:00+02:00", 0, 1714557600 },
+		{ "2024-05-01T09:30:00-00:30", 0, 1714557600 },
+		{ "1970-01-01T00:00:00Z", 0, 0 },
+		{ "2016-12-31T23:59:60Z", 0, 1483228800 },	/* a leap second */
+		/* errors */
+		{ "", -EINVAL, 0 },
+		{ "2024-05-01", -EINVAL, 0 },
+		{ "2024-05-01T10:00:00", -EINVAL, 0 },
+		{ "2024-05-01T10:00:00.Z", -EINVAL, 0 },
+		{ "2024-05-01T10:00:00+0200", -EINVAL, 0 },
+		{ "2024-05-01T10:00:00+24:00", -EINVAL, 0 },
+		{ "2024-05-01T10:00:00Zjunk", -EINVAL, 0 },
+		{ "2024-13-01T10:00:00Z", -EINVAL, 0 },
+		{ "2024-05-32T10:00:00Z", -EINVAL, 0 },
+		{ "2024-05-01T24:00:00Z", -EINVAL, 0 },
+		{ "1969-12-31T23:59:59Z", -EINVAL, 0 },
+		{ "2024/05/01T10:00:00Z", -EINVAL, 0 },
+	};
+	time_t t;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		t = -1;
+		assert_int_equal(sink_parse_rfc3339(cases[i].s, &t), cases[i].ret);
+		if (!cases[i].ret)
+			assert_int_equal((long long)t, cases[i].t);
+	}
+}
+
 static void test_metadata_range(void **state)
 {
 	static const struct { const char *json; int ret; long long from, until; } cases[] = {
@@ -247,6 +285,12 @@ static void test_pyroscope_name(void **state)
 		{ "slideops", "{\"node\":\"n1\",\"target\":{\"service\":\"billing\"},\"question\":\"cpu\"}",
 		  256, 0, "slideops{node=n1,service=billing,question=cpu}" },
 		{ NULL, "{\"node\":\"n1\",\"target\":\"web\"}", 256, 0, "slideops{node=n1,service=web}" },
+		{ "s", "{\"node\":\"n1\",\"target\":{\"service\":\"billing\",\"namespace\":\"team-a\"}}",
+		  256, 0, "s{node=n1,namespace=team-a,service=billing}" },
+		{ "s", "{\"target\":{\"service\":\"billing\",\"namespace\":\"a}b,c\"}}", 256, 0,
+		  "s{namespace=a_b_c,service=billing}" },
+		{ "s", "{\"target\":{\"service\":\"billing\",\"namespace\":7}}", 256, 0,
+		  "s{service=billing}" },
 		{ "a", "{\"target\":{\"kind\":\"pid\",\"description\":\"pid 12 (spin), x=y}\"}}", 256, 0,
 		  "a{service=pid_12__spin___x_y_}" },
 		{ "a", "{\"node\":\"ip-10-0-0-1.eu-west-1.compute.internal\",\"question\":\"\"}", 256,
@@ -558,6 +602,7 @@ int main(void)
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_retry_after),
+		cmocka_unit_test(test_rfc3339),
 		cmocka_unit_test(test_metadata_range),
 		cmocka_unit_test(test_pyroscope_name),
 		cmocka_unit_test_setup_teardown(test_new_errors, setup, teardown),

@@ -284,6 +284,90 @@ static void test_retention(void **state)
 	free(out);
 }
 
+static void add_ns(struct fx *f, struct store *s, const char *ns, const char *service, int n,
+		   char *id)
+{
+	struct store_meta m;
+
+	meta_for(&m, service, n);
+	snprintf(m.ns, sizeof(m.ns), "%s", ns);
+	f->now += 1000000000LL;
+	assert_int_equal(store__add(s, &m, f->files, id), 0);
+}
+
+/* Two tenants with a Service of the same name: each keeps its own N, also across a restart,
+ * and "NS/NAME" lists one tenant's only. */
+static void test_retention_per_namespace(void **state)
+{
+	struct fx *f = *state;
+	char a_first[STORE_ID_SIZE], b[3][STORE_ID_SIZE], id[STORE_ID_SIZE];
+	struct store_meta *out = calloc(20, sizeof(*out));
+	struct store *s = open_store(f, 5, 0);
+	size_t total, i;
+
+	for (i = 0; i < 3; i++)
+		add_ns(f, s, "b", "billing", (int)i, b[i]);
+	add_ns(f, s, "a", "billing", 0, a_first);
+	for (i = 1; i < 8; i++)
+		add_ns(f, s, "a", "billing", (int)i, id);
+	/* A's 8 captures removed A's oldest 3 only: B's older ones are all there */
+	assert_int_equal(store__list(s, "a/billing", 0, out, 20, &total), 5);
+	assert_int_equal(total, 5);
+	for (i = 0; i < 5; i++)
+		assert_string_equal(out[i].ns, "a");
+	assert_false(dir_exists(f, a_first));
+	assert_int_equal(store__list(s, "b/billing", 0, out, 20, &total), 3);
+	for (i = 0; i < 3; i++)
+		assert_true(dir_exists(f, b[i]));
+	/* a bare name lists every namespace's Service of that name */
+	assert_int_equal(store__list(s, "billing", 0, out, 20, &total), 8);
+	store__free(s);
+	/* the namespace survives meta.json, and retention at start is per namespace too */
+	s = open_store(f, 2, 0);
+	assert_int_equal(store__list(s, "a/billing", 0, out, 20, &total), 2);
+	assert_string_equal(out[0].id, id);
+	assert_int_equal(store__list(s, "b/billing", 0, out, 20, &total), 2);
+	assert_string_equal(out[0].id, b[2]);
+	store__free(s);
+	free(out);
+}
+
+/* store_meta_of_service(), table-driven. */
+static void test_of_service(void **state)
+{
+	static const struct {
+		const char *ns, *service, *filter;
+		bool match;
+	} cases[] = {
+		{ "a", "billing", NULL, true },
+		{ "a", "billing", "billing", true },
+		{ "a", "billing", "a/billing", true },
+		{ "", "server", "server", true },
+		{ "", "Service x", "Service x", true },
+		/* errors: another tenant, another name, partial names */
+		{ "a", "billing", "b/billing", false },
+		{ "ab", "billing", "a/billing", false },
+		{ "a", "billing", "ab/billing", false },
+		{ "a", "billing", "a/bill", false },
+		{ "a", "billing", "/billing", false },
+		{ "", "billing", "/billing", true },
+		{ "a", "billing", "a/", false },
+		{ "a", "billing", "checkout", false },
+		{ "a", "billing", "", false },
+	};
+	struct store_meta m;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		memset(&m, 0, sizeof(m));
+		snprintf(m.ns, sizeof(m.ns), "%s", cases[i].ns);
+		snprintf(m.service, sizeof(m.service), "%s", cases[i].service);
+		assert_int_equal(store_meta_of_service(&m, cases[i].filter), cases[i].match);
+	}
+}
+
 static void test_max_entries(void **state)
 {
 	struct fx *f = *state;
@@ -572,6 +656,16 @@ static void test_meta_parse(void **state)
 		  "\"duration_seconds\":30,\"answer\":\"x\",\"languages\":[],\"sample_count\":5,"
 		  "\"created_ns\":2}",
 		  -EINVAL },
+		{ "{\"version\":1,\"id\":\"20261129T174501Z-a1b2c3\",\"service\":\"s\",\"question\":\"cpu\","
+		  "\"namespace\":\"shop\",\"target\":{\"kind\":\"service\",\"description\":\"Service s\"},"
+		  "\"start_ns\":1,\"duration_seconds\":30,\"answer\":\"x\",\"languages\":[],"
+		  "\"sample_count\":5,\"created_ns\":2}",
+		  0 },
+		{ "{\"version\":1,\"id\":\"20261129T174501Z-a1b2c3\",\"service\":\"s\",\"question\":\"cpu\","
+		  "\"namespace\":7,\"target\":{\"kind\":\"service\",\"description\":\"Service s\"},"
+		  "\"start_ns\":1,\"duration_seconds\":30,\"answer\":\"x\",\"languages\":[],"
+		  "\"sample_count\":5,\"created_ns\":2}",
+		  -EINVAL },
 		{ "{\"version\":1}", -EINVAL },
 		{ "[]", -EINVAL },
 		{ "", -EINVAL },
@@ -593,6 +687,7 @@ static void test_meta_parse(void **state)
 	}
 	/* round trip */
 	meta_for(&m, "billing", 7);
+	snprintf(m.ns, sizeof(m.ns), "shop");
 	snprintf(m.id, sizeof(m.id), "20261129T174501Z-a1b2c3");
 	m.created_ns = 42;
 	m.continuous = true;
@@ -609,6 +704,8 @@ int main(void)
 		cmocka_unit_test(test_ids),
 		cmocka_unit_test_setup_teardown(test_add_list_get, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_retention, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_retention_per_namespace, setup, teardown),
+		cmocka_unit_test(test_of_service),
 		cmocka_unit_test_setup_teardown(test_max_entries, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_continuous, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rebuild, setup, teardown),

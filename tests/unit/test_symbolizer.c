@@ -19,7 +19,7 @@
 
 #include "symbols/symbolizer.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "base/array.h"
 #define UNUSED __attribute__((unused))
 #define FIXTURES "tests/fixtures/elf/"
 #define EXEC_BID "309f114d8c8dd873e055c070a510077dea250ebb"

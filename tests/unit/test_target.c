@@ -419,6 +419,40 @@ static void test_resolve_none(void **state)
 	run_cases(fp->root, NULL, NULL, cases, ARRAY_SIZE(cases));
 }
 
+/* target_ns_fn_t of the tests: the pod POD_UID is in namespace team-a, nothing else is a pod. */
+static int ns_of_pod(void *ctx, const struct owner *o, char *ns, size_t size)
+{
+	(void)ctx;
+	if (strcmp(o->pod_uid, POD_UID))
+		return -ENOENT;
+	snprintf(ns, size, "team-a");
+	return 0;
+}
+
+/* A Service is a namespace and a workload: with a namespace, only that tenant's processes
+ * match, and another tenant's Service of the same name is not even listed as seen. */
+static void test_resolve_namespace(void **state)
+{
+	struct fake_proc *fp = *state;
+	static const struct resolve_case cases[] = {
+		{ { .kind = TARGET_SERVICE, .name = POD_SHORT, .ns = "team-a", .ns_fn = ns_of_pod },
+		  0, 2, { 300, 301 }, NULL },
+		/* no namespace: any */
+		{ { .kind = TARGET_SERVICE, .name = POD_SHORT }, 0, 2, { 300, 301 }, NULL },
+		/* errors: another tenant's, or no way to tell the namespace */
+		{ { .kind = TARGET_SERVICE, .name = POD_SHORT, .ns = "team-b", .ns_fn = ns_of_pod },
+		  0, -ENOENT, {},
+		  "no process of Service " POD_SHORT " is running; services seen on this server: "
+		  "none" },
+		{ { .kind = TARGET_SERVICE, .name = POD_SHORT, .ns = "team-a" }, 0, -ENOENT, {},
+		  "no process of Service " POD_SHORT " is running; services seen on this server: "
+		  "none" },
+	};
+
+	populate(fp->root);
+	run_cases(fp->root, NULL, NULL, cases, ARRAY_SIZE(cases));
+}
+
 /*
  * The list of units seen holds each name once, also when one name ends with another. When
  * readdir gives "xnginx.service" before "nginx.service", the duplicate check must not read
@@ -466,6 +500,70 @@ static void test_resolve_no_proc(void **state)
 	owner_resolver__free(r);
 }
 
+/* --- target_proc_stat, target_pid_alive (base/proc.h reads the file) ------------------------ */
+
+static void test_proc_stat(void **state)
+{
+	static const struct {
+		const char *stat;	/* NULL: no such process */
+		int ret;
+		char state;
+		unsigned long flags;
+		bool alive;
+	} cases[] = {
+		{ "12 (spin) R 1 12 12 0 -1 4194560 90 0 0 0 5 1 0 0 20 0 1 0 777 0 0\n", 0, 'R',
+		  4194560, true },
+		{ "13 (sleeper) S 1 13 13 0 -1 4194304 1 0 0 0 0 0 0 0 20 0 1 0 9 0 0\n", 0, 'S',
+		  4194304, true },
+		/* comm with spaces and ')' */
+		{ "14 (a) b (c)) D 1 14 14 0 -1 64 1 0 0 0 0 0 0 0 20 0 1 0 9 0 0\n", 0, 'D', 64,
+		  true },
+		{ "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 20 0 1 0 3 0 0\n", 0, 'S',
+		  2129984, true },
+		/* exited: a zombie, a dead task, gone */
+		{ "15 (zombie) Z 1 15 15 0 -1 4227084 0 0 0 0 0 0 0 0 20 0 1 0 9 0 0\n", 0, 'Z',
+		  4227084, false },
+		{ "16 (dead) X 1 16 16 0 -1 4227084 0 0 0 0 0 0 0 0 20 0 1 0 9 0 0\n", 0, 'X',
+		  4227084, false },
+		{ NULL, -ESRCH, 0, 0, false },
+		/* not a stat line */
+		{ "garbage\n", -EINVAL, 0, 0, false },
+		{ "17 (short) S 1 17\n", -EINVAL, 0, 0, false },
+		{ "", -EINVAL, 0, 0, false },
+	};
+	struct fake_proc *fp = *state;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		uint32_t pid = 5000 + (uint32_t)i;
+		unsigned long flags = 7;
+		char path[512], st = '?';
+		FILE *f;
+
+		print_message("case %zu\n", i);
+		if (cases[i].stat) {
+			snprintf(path, sizeof(path), "%s/%u", fp->root, pid);
+			assert_int_equal(mkdir(path, 0755), 0);
+			snprintf(path, sizeof(path), "%s/%u/stat", fp->root, pid);
+			f = fopen(path, "w");
+			assert_non_null(f);
+			fputs(cases[i].stat, f);
+			fclose(f);
+		}
+		assert_int_equal(target_proc_stat(fp->root, pid, &st, &flags), cases[i].ret);
+		if (!cases[i].ret) {
+			assert_int_equal(st, cases[i].state);
+			assert_int_equal(flags, cases[i].flags);
+			/* the flags are optional */
+			assert_int_equal(target_proc_stat(fp->root, pid, &st, NULL), 0);
+		} else {
+			assert_int_equal(st, '?');	/* untouched on failure */
+			assert_int_equal(flags, 7);
+		}
+		assert_int_equal(target_pid_alive(fp->root, pid), cases[i].alive);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -474,8 +572,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_resolve, setup_fake, teardown_fake),
 		cmocka_unit_test_setup_teardown(test_resolve_rules, setup_fake, teardown_fake),
 		cmocka_unit_test_setup_teardown(test_resolve_none, setup_fake, teardown_fake),
+		cmocka_unit_test_setup_teardown(test_resolve_namespace, setup_fake, teardown_fake),
 		cmocka_unit_test_setup_teardown(test_seen_list_suffix, setup_fake, teardown_fake),
 		cmocka_unit_test_setup_teardown(test_resolve_no_proc, setup_fake, teardown_fake),
+		cmocka_unit_test_setup_teardown(test_proc_stat, setup_fake, teardown_fake),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Unit tests for base/text.c: UTF-8 sanitizing and "FILE:LINE: message" errors. */
+/* Unit tests for base/text.c: UTF-8 sanitizing, cutting and "FILE:LINE: message" errors. */
 #include <errno.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -9,9 +10,8 @@
 
 #include <cmocka.h>
 
+#include "base/array.h"
 #include "base/text.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static void test_utf8(void **state)
 {
@@ -32,6 +32,9 @@ static void test_utf8(void **state)
 		{ "ok\xc3", "ok?" },					/* truncated at the end */
 		{ "\xe2\x82x", "??x" },					/* truncated in the middle */
 		{ "\x80\xbf", "??" },					/* lone continuations */
+		{ "hot\xff\xfe", "hot??" },				/* never valid bytes */
+		{ "\xf0\x9f\x94", "???" },				/* 4-byte cut by the NUL */
+		{ "\xd0\xb0\xd0", "\xd0\xb0?" },			/* comm cut mid-character */
 	};
 	char buf[64];
 	size_t i;
@@ -43,6 +46,150 @@ static void test_utf8(void **state)
 		text_utf8_sanitize(buf);
 		assert_string_equal(buf, cases[i].want);
 		assert_int_equal(strlen(buf), strlen(cases[i].in));
+	}
+}
+
+static void test_utf8_copy(void **state)
+{
+	static const struct {
+		const char *in;
+		size_t len, size;
+		const char *want;
+		bool clean;	/* the input needs no change */
+	} cases[] = {
+		{ "billing", 7, 64, "billing", true },
+		{ "caf\xc3\xa9", 5, 64, "caf\xc3\xa9", true },
+		{ "a\0b", 3, 64, "a?b", false },				/* NUL inside */
+		{ "a\nb;c", 5, 64, "a?b;c", false },				/* newline */
+		{ "hot\xff\xfe", 5, 64, "hot??", false },			/* never valid bytes */
+		{ "\xc1\xbf", 2, 64, "??", false },				/* overlong, 2 bytes */
+		{ "\xf0\x8f\xbf\xbf", 4, 64, "????", false },			/* overlong, 4 bytes */
+		{ "\xed\xbf\xbf", 3, 64, "???", false },			/* low surrogate */
+		{ "\xf7\xbf\xbf\xbf", 4, 64, "????", false },			/* above U+10FFFF */
+		{ "\xd0\xb0\xd0", 3, 64, "\xd0\xb0?", false },			/* cut by the kernel */
+		{ "\xe2\x82\xac", 2, 64, "??", false },			/* cut by @len */
+		{ "ab\xe2\x82\xac", 5, 5, "ab", true },			/* no room for the whole € */
+		{ "ab\xe2\x82\xac", 5, 6, "ab\xe2\x82\xac", true },		/* just room */
+		{ "abc", 3, 1, "", true },
+	};
+	char buf[64];
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		memset(buf, 'x', sizeof(buf));
+		n = text_utf8_sanitize_copy(buf, cases[i].size, cases[i].in, cases[i].len);
+		assert_string_equal(buf, cases[i].want);
+		assert_int_equal(n, strlen(cases[i].want));
+		assert_true(text_utf8_is_clean(buf, n));
+		assert_int_equal(text_utf8_is_clean(cases[i].in, cases[i].len), cases[i].clean);
+	}
+	/* no buffer */
+	assert_int_equal(text_utf8_sanitize_copy(NULL, 8, "a", 1), 0);
+	assert_int_equal(text_utf8_sanitize_copy(buf, 0, "a", 1), 0);
+}
+
+/* text_utf8_valid_copy: the same rule, but control characters other than NUL pass. */
+static void test_utf8_valid(void **state)
+{
+	static const struct {
+		const char *in;
+		size_t len;
+		const char *want;
+		bool valid;
+	} cases[] = {
+		{ "a\nb\tc\x7f", 6, "a\nb\tc\x7f", true },
+		{ "a\0b", 3, "a?b", false },				/* NUL inside */
+		{ "hot\xff\xfe", 5, "hot??", false },
+		{ "\xe0\x80\xaf", 3, "???", false },			/* overlong */
+		{ "\xed\xa0\x80", 3, "???", false },			/* surrogate */
+		{ "\xf4\x90\x80\x80", 4, "????", false },			/* above U+10FFFF */
+		{ "\xd0\xb0\xd0", 3, "\xd0\xb0?", false },			/* cut sequence */
+		{ "\xe2\x80\xa8", 3, "\xe2\x80\xa8", true },		/* U+2028 is valid */
+	};
+	char buf[64];
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		n = text_utf8_valid_copy(buf, sizeof(buf), cases[i].in, cases[i].len);
+		assert_string_equal(buf, cases[i].want);
+		assert_int_equal(n, cases[i].len);
+		assert_int_equal(text_utf8_is_valid(cases[i].in, cases[i].len), cases[i].valid);
+		assert_true(text_utf8_is_valid(buf, n));
+	}
+	assert_int_equal(text_utf8_valid_copy(NULL, 8, "a", 1), 0);
+}
+
+static void test_utf8_trim_partial(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "", "" },
+		{ "abc", "abc" },
+		{ "caf\xc3\xa9", "caf\xc3\xa9" },			/* whole: kept */
+		{ "caf\xc3", "caf" },					/* cut after the lead */
+		{ "x\xe2\x82", "x" },					/* 3-byte, 2 left */
+		{ "x\xf0\x9f\x94", "x" },				/* 4-byte, 3 left */
+		{ "\xf0\x9f", "" },
+		{ "x\xff", "x\xff" },					/* not a cut: left alone */
+		{ "x\xe0\x80", "x\xe0\x80" },				/* overlong start: not a cut */
+		{ "x\x80\x80\x80\x80", "x\x80\x80\x80\x80" },		/* continuations only */
+	};
+	char buf[64];
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		strcpy(buf, cases[i].in);
+		n = text_utf8_trim_partial(buf);
+		assert_string_equal(buf, cases[i].want);
+		assert_int_equal(n, strlen(cases[i].want));
+	}
+	/* in place */
+	strcpy(buf, "a\xff" "b\xc3");
+	assert_int_equal(text_utf8_valid_copy(buf, sizeof(buf), buf, strlen(buf)), 4);
+	assert_string_equal(buf, "a?b?");
+}
+
+static void test_utf8_truncate(void **state)
+{
+	static const struct {
+		const char *in;
+		size_t max;
+		const char *want;
+	} cases[] = {
+		{ "billing", 10, "billing" },
+		{ "billing", 7, "billing" },
+		{ "billing", 3, "bil" },
+		{ "", 0, "" },
+		{ "abc", 0, "" },
+		{ "caf\xc3\xa9", 4, "caf" },				/* é dropped whole */
+		{ "caf\xc3\xa9", 5, "caf\xc3\xa9" },
+		{ "\xe2\x82\xac\xe2\x82\xac", 5, "\xe2\x82\xac" },		/* second € dropped */
+		{ "\xe2\x82\xac\xe2\x82\xac", 4, "\xe2\x82\xac" },
+		{ "\xf0\x9f\x94\xa5x", 3, "" },			/* 4-byte, cut after 3 */
+		{ "\xf0\x9f\x94\xa5x", 4, "\xf0\x9f\x94\xa5" },
+		/* eight Cyrillic letters are 16 bytes: the kernel's comm keeps 15 */
+		{ "\xd0\xb0\xd0\xb1\xd0\xb2\xd0\xb3\xd0\xb4\xd0\xb5\xd0\xb6\xd0\xb7", 15,
+		  "\xd0\xb0\xd0\xb1\xd0\xb2\xd0\xb3\xd0\xb4\xd0\xb5\xd0\xb6" },
+		{ "ab\x80\x80\x80\x80\x80", 4, "ab\x80\x80" },		/* not UTF-8: bytes */
+		{ "\xffxyz", 1, "\xff" },
+	};
+	char buf[64];
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		strcpy(buf, cases[i].in);
+		n = text_utf8_truncate(buf, cases[i].max);
+		assert_string_equal(buf, cases[i].want);
+		assert_int_equal(n, strlen(cases[i].want));
 	}
 }
 
@@ -90,6 +237,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_utf8_copy),
+		cmocka_unit_test(test_utf8_valid),
+		cmocka_unit_test(test_utf8_trim_partial),
+		cmocka_unit_test(test_utf8_truncate),
 		cmocka_unit_test(test_file_error),
 	};
 

@@ -20,7 +20,8 @@
 
 #include "symbols/unwind_table.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "base/array.h"
+#include "tests/unit/hostile_mem.h"
 #define UNUSED __attribute__((unused))
 #define FIXTURES "tests/fixtures/unwind/"
 
@@ -371,6 +372,59 @@ static void test_libc(void **state UNUSED)
 	unwind_table__free(t);
 }
 
+/*
+ * Sparse copies of real fixtures whose section headers claim gigabytes (holes on disk): the
+ * claims are refused (-E2BIG) before libelf or libdw allocate for them, under RLIMIT_AS, and
+ * the peak RSS stays small. A claimed section table goes the way elf_file ignores it.
+ */
+static void test_sparse_claims(void **state UNUSED)
+{
+	static const uint64_t keep = ~0ull, big = HM_SPARSE_SIZE - 0x4000;
+	static const struct {
+		const char *file;
+		struct hm_patch patch;
+		uint64_t shoff;	/* non-zero: e_shoff there, e_shnum 0, sh0 claiming 1 Mi sections */
+		int ret;
+	} cases[] = {
+		{ "nofp.so", { ".eh_frame", keep, big }, 0, -E2BIG },
+		{ "nofp.so", { ".eh_frame", 0x4000, 60u << 20 }, 0, -E2BIG },
+		{ "nofp.so", { ".eh_frame", keep, keep }, 0, 0 },
+		{ "nofp.so", { ".shstrtab", 0x4000, big }, 0, -E2BIG },
+		{ "nofp-debugframe", { ".debug_frame", 0x4000, big }, 0, -E2BIG },
+		{ "nofp-debugframe", { ".debug_frame", 0x4000, 48u << 20 }, 0, -E2BIG },
+		{ "nofp.so", { ".eh_frame", keep, keep }, 1u << 30, -EINVAL },
+	};
+	bool limited = hm_limit_as();
+	char path[PATH_MAX];
+	Elf64_Shdr sh0 = { .sh_size = 1u << 20 };
+	struct unwind_table *t;
+	uint64_t shoff;
+	uint16_t zero = 0;
+	long hwm0 = hm_vmhwm_kb();
+	size_t i;
+	int fd;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		snprintf(path, sizeof(path), FIXTURES "%s", cases[i].file);
+		fd = hm_sparse_copy(path, &cases[i].patch, 1, NULL, 0, 0, HM_SPARSE_SIZE);
+		assert_true(fd >= 0);
+		shoff = cases[i].shoff;
+		if (shoff) {
+			assert_int_equal(pwrite(fd, &sh0, sizeof(sh0), (off_t)shoff), sizeof(sh0));
+			assert_int_equal(pwrite(fd, &shoff, 8, offsetof(Elf64_Ehdr, e_shoff)), 8);
+			assert_int_equal(pwrite(fd, &zero, 2, offsetof(Elf64_Ehdr, e_shnum)), 2);
+		}
+		t = NULL;
+		assert_int_equal(unwind_table__from_fd(fd, NULL, &t), cases[i].ret);
+		unwind_table__free(t);
+		close(fd);
+	}
+	hm_restore_as(limited);
+	/* Nothing claimed was allocated: a few MiB at most for libelf's own state. */
+	assert_true(hm_vmhwm_kb() - hwm0 < 16 * 1024);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -379,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_libc),
+		cmocka_unit_test(test_sparse_claims),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

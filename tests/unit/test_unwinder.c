@@ -21,7 +21,7 @@
 
 #include "symbols/unwinder.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "base/array.h"
 #define UNUSED __attribute__((unused))
 #define FIXTURES "tests/fixtures/unwind/"
 
@@ -301,24 +301,59 @@ static size_t fixture_rows(const char *name)
 	return n;
 }
 
-/* Writes ROOT/PID/maps from @lines ("%s" replaced by the repo's absolute path), and
- * ROOT/PID/root -> / so the files are found by path. */
+/* The fixture files inside the fake container root ROOT/rootfs, at /lib/<name>. */
+static const char *const rootfs_files[] = { "nofp.so", "nocfi", "fp.so" };
+
+/* Copies @name from FIXTURES to ROOT/rootfs/lib/@name. */
+static void copy_to_rootfs(struct fixture *fx, const char *name)
+{
+	char src[PATH_MAX], dst[PATH_MAX], buf[8192];
+	int in, out;
+	ssize_t n;
+
+	snprintf(src, sizeof(src), FIXTURES "%s", name);
+	snprintf(dst, sizeof(dst), "%s/rootfs/lib/%s", fx->root, name);
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	assert_true(in >= 0);
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(out >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, (size_t)n), n);
+	close(in);
+	close(out);
+}
+
+/* The inode of /lib/@name in ROOT/rootfs, 13 for a file that is not there. */
+static unsigned long rootfs_ino(struct fixture *fx, const char *path)
+{
+	char full[PATH_MAX];
+	struct stat sb;
+
+	snprintf(full, sizeof(full), "%s/rootfs%s", fx->root, path);
+	return stat(full, &sb) ? 13 : (unsigned long)sb.st_ino;
+}
+
+/*
+ * Writes ROOT/PID/maps from @lines ("%lu" replaced by the inode of the line's path in
+ * ROOT/rootfs), and ROOT/PID/root -> ROOT/rootfs: a container root of its own, never "/".
+ */
 static void make_proc(struct fixture *fx, unsigned pid, const char *const *lines, size_t n)
 {
-	char path[PATH_MAX], cwd[PATH_MAX];
+	char path[PATH_MAX];
+	const char *file;
 	FILE *f;
 	size_t i;
 
-	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	snprintf(path, sizeof(path), "%s/%u", fx->root, pid);
 	assert_int_equal(mkdir(path, 0755), 0);
 	snprintf(path, sizeof(path), "%s/%u/root", fx->root, pid);
-	assert_int_equal(symlink("/", path), 0);
+	assert_int_equal(symlink("../rootfs", path), 0);
 	snprintf(path, sizeof(path), "%s/%u/maps", fx->root, pid);
 	f = fopen(path, "w");
 	assert_non_null(f);
 	for (i = 0; i < n; i++) {
-		fprintf(f, lines[i], cwd);
+		file = strchr(lines[i], '/');
+		fprintf(f, lines[i], file ? rootfs_ino(fx, file) : 0ul);
 		fputc('\n', f);
 	}
 	fclose(f);
@@ -337,28 +372,36 @@ static void remove_proc(struct fixture *fx, unsigned pid)
 }
 
 static const char *const maps_a[] = {
-	"00400000-00401000 r--p 00000000 fe:00 11 %s/" FIXTURES "nofp.so",
-	"00401000-00402000 r-xp 00001000 fe:00 11 %s/" FIXTURES "nofp.so",
+	"00400000-00401000 r--p 00000000 fe:00 %lu /lib/nofp.so",
+	"00401000-00402000 r-xp 00001000 fe:00 %lu /lib/nofp.so",
 	"00500000-00501000 rw-p 00000000 00:00 0",
 	"00600000-00601000 r-xp 00000000 00:00 0",		/* anonymous: JIT, not listed */
-	"00700000-00701000 r-xp 00001000 fe:00 12 %s/" FIXTURES "nocfi",
-	"00800000-00801000 r-xp 00001000 fe:00 13 %s/" FIXTURES "does-not-exist.so",
+	"00700000-00701000 r-xp 00001000 fe:00 %lu /lib/nocfi",
+	"00800000-00801000 r-xp 00001000 fe:00 %lu /lib/does-not-exist.so",
 	"7ffff7fc1000-7ffff7fc3000 r-xp 00000000 00:00 0 [vsyscall]",
 };
 static const char *const maps_b[] = {
-	"10401000-10402000 r-xp 00001000 fe:00 11 %s/" FIXTURES "nofp.so",
+	"10401000-10402000 r-xp 00001000 fe:00 %lu /lib/nofp.so",
 };
 static const char *const maps_c[] = {
-	"20401000-20402000 r-xp 00001000 fe:00 14 %s/" FIXTURES "fp.so",
+	"20401000-20402000 r-xp 00001000 fe:00 %lu /lib/fp.so",
 };
 
 static int setup(void **state)
 {
 	struct fixture *fx = calloc(1, sizeof(*fx));
+	char path[PATH_MAX];
+	size_t i;
 
 	assert_non_null(fx);
 	strcpy(fx->root, "/tmp/test_unwinder.XXXXXX");
 	assert_non_null(mkdtemp(fx->root));
+	snprintf(path, sizeof(path), "%s/rootfs", fx->root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/rootfs/lib", fx->root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (i = 0; i < ARRAY_SIZE(rootfs_files); i++)
+		copy_to_rootfs(fx, rootfs_files[i]);
 	fx->nofp_rows = fixture_rows(FIXTURES "nofp.so");
 	fx->fp_rows = fixture_rows(FIXTURES "fp.so");
 	make_proc(fx, 100, maps_a, ARRAY_SIZE(maps_a));
@@ -371,10 +414,20 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *fx = *state;
+	char path[PATH_MAX];
 	unsigned pid;
+	size_t i;
 
 	for (pid = 100; pid <= 103; pid++)
 		remove_proc(fx, pid);
+	for (i = 0; i < ARRAY_SIZE(rootfs_files); i++) {
+		snprintf(path, sizeof(path), "%s/rootfs/lib/%s", fx->root, rootfs_files[i]);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/rootfs/lib", fx->root);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/rootfs", fx->root);
+	rmdir(path);
 	rmdir(fx->root);
 	free(fx->fake.rows);
 	free(fx);

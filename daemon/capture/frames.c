@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "daemon/capture/frames.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/array.h"
+#include "base/proc.h"
+#include "base/text.h"
+#include "bpf/python.h"
+#include "bpf/sampler.h"
+#include "cgroups/resolver.h"
+#include "daemon/capture/capture.h"
+#include "daemon/capture/pyframes.h"
+#include "daemon/collectors/thread_table.h"
+#include "profile/profile.h"
+#include "profile/report.h"
+#include "runtimes/python/py_merge.h"
+#include "symbols/symbolizer.h"
+
+/* Process names by tgid, read from /proc when a process is first seen (bounded; a process that
+ * does not fit is named by its sampled thread). */
+#define PNAME_SLOTS 16384
+
+struct pname {
+	uint32_t tgid;
+	char comm[16];
+};
+
+/* threads: the dominant function of one emitted thread. */
+struct thread_fn {
+	uint32_t tid;
+	char fn[256];
+};
+
+struct frames {
+	struct frames_opts o;
+	struct profile *prof;
+	struct pname *pnames;
+	size_t npnames;
+	struct thread_fn *thread_fns;
+	size_t nthread_fns, cap_thread_fns;
+	struct frames_unreadable unreadable[FRAMES_MAX_UNREADABLE];
+	size_t nunreadable;
+	uint64_t samples;
+	uint64_t unattributed;
+};
+
+int frames__new(const struct frames_opts *opts, struct frames **out)
+{
+	struct frames *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -ENOMEM;
+	f->o = *opts;
+	f->pnames = calloc(PNAME_SLOTS, sizeof(*f->pnames));
+	if (!f->pnames) {
+		free(f);
+		return -ENOMEM;
+	}
+	*out = f;
+	return 0;
+}
+
+void frames__free(struct frames *f)
+{
+	if (!f)
+		return;
+	free(f->pnames);
+	free(f->thread_fns);
+	free(f);
+}
+
+void frames__set_profile(struct frames *f, struct profile *prof)
+{
+	f->prof = prof;
+}
+
+uint64_t frames__samples(const struct frames *f)
+{
+	return f->samples;
+}
+
+uint64_t frames__unattributed(const struct frames *f)
+{
+	return f->unattributed;
+}
+
+size_t frames__unreadable(const struct frames *f, const struct frames_unreadable **out)
+{
+	*out = f->unreadable;
+	return f->nunreadable;
+}
+
+static struct pname *pname_slot(struct frames *f, uint32_t tgid)
+{
+	size_t i = (tgid * 2654435761u) & (PNAME_SLOTS - 1), n;
+
+	for (n = 0; n < PNAME_SLOTS; n++, i = (i + 1) & (PNAME_SLOTS - 1))
+		if (f->pnames[i].tgid == tgid || !f->pnames[i].tgid)
+			return &f->pnames[i];
+	return NULL;
+}
+
+void frames__remember_name(struct frames *f, uint32_t tgid)
+{
+	struct pname *p;
+
+	if (f->npnames >= PNAME_SLOTS / 2)
+		return;
+	p = pname_slot(f, tgid);
+	if (!p || p->tgid)
+		return;
+	proc_read_comm(f->o.proc_root, tgid, p->comm, sizeof(p->comm));
+	if (!p->comm[0])
+		return;
+	p->tgid = tgid;
+	f->npnames++;
+}
+
+const char *frames__process_name(struct frames *f, uint32_t tgid, const char *fallback)
+{
+	struct pname *p = pname_slot(f, tgid);
+
+	return p && p->tgid == tgid ? p->comm : fallback;
+}
+
+int frames_on_new_task(void *ctx, uint32_t tgid, uint64_t cgroup_id)
+{
+	struct frames *f = ctx;
+	struct owner o;
+	int err;
+
+	(void)cgroup_id;
+	frames__remember_name(f, tgid);
+	/* A process may be gone already: not an error, it is named from what was seen. */
+	owner_resolver__resolve(f->o.owners, tgid, &o);
+	err = symbolizer__add_process(f->o.sym, tgid);
+	if (err && err != -ESRCH && f->nunreadable < FRAMES_MAX_UNREADABLE) {
+		f->unreadable[f->nunreadable].pid = tgid;
+		f->unreadable[f->nunreadable].err = err;
+		f->nunreadable++;
+	}
+	return 0;
+}
+
+static int user_frame(struct frames *f, uint32_t tgid, uint64_t ip)
+{
+	struct prof_frame_info fi = { .lang = PROF_LANG_NATIVE };
+	struct sym_frame sf;
+
+	if (symbolizer__user(f->o.sym, tgid, ip, &sf) == 0) {
+		fi.function = sf.name;
+		fi.file = sf.file;
+		fi.line = sf.line;
+		fi.mapping = sf.dso;
+		fi.build_id = sf.build_id;
+		fi.address = sf.dso_addr;
+		fi.unnamed_stripped = !sf.name && sf.stripped;
+		fi.lang = sf.go ? PROF_LANG_GO : PROF_LANG_NATIVE;
+	} else {
+		fi.mapping = "[unknown]";
+		fi.address = ip;
+	}
+	return profile__frame(f->prof, &fi);
+}
+
+static int kernel_frame(struct frames *f, uint64_t ip)
+{
+	struct prof_frame_info fi = { .lang = PROF_LANG_KERNEL, .mapping = "[kernel.kallsyms]" };
+	struct sym_frame sf;
+
+	if (symbolizer__kernel(f->o.sym, ip, &sf) == 0) {
+		fi.function = sf.name;
+		fi.address = sf.dso_addr;
+	} else {
+		fi.address = ip;
+	}
+	return profile__frame(f->prof, &fi);
+}
+
+const char *frames_ksym(void *ctx, uint64_t ip)
+{
+	struct frames *f = ctx;
+	struct sym_frame sf;
+
+	return symbolizer__kernel(f->o.sym, ip, &sf) == 0 ? sf.name : NULL;
+}
+
+/* Why an off-CPU interval happened, from where the thread slept in the kernel: "read", "futex",
+ * "page fault", or "waiting for a CPU" when it was preempted. */
+static void wait_reason(struct frames *f, const struct source_sample *s, char *buf, size_t size)
+{
+	char why[64];
+
+	if (s->leaf == SOURCE_LEAF_RUNNABLE) {
+		snprintf(buf, size, "[runnable: waiting for a CPU]");
+		return;
+	}
+	source_wait_reason(frames_ksym, f, s->kstack, s->nkstack, why, sizeof(why));
+	if (!strcmp(why, "kernel") && s->nustack)
+		snprintf(why, sizeof(why), "other");
+	snprintf(buf, size, "[off-CPU: %s]", why);
+}
+
+/* threads: the function a thread's dominant stack is "in": its leaf-most frame of the
+ * application, else the synthetic leaf that says what it waited for. */
+static int note_thread_fn(struct frames *f, uint32_t tid, const uint32_t *frames, size_t n)
+{
+	const struct prof_frame_info *fi, *pick = NULL;
+	struct thread_fn *t;
+	void *data = f->thread_fns;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n && !pick; i++) {
+		fi = profile__frame_info(f->prof, frames[i]);
+		if (fi && fi->lang != PROF_LANG_KERNEL && !report_is_system_dso(fi->mapping))
+			pick = fi;
+	}
+	if (!pick && n)
+		pick = profile__frame_info(f->prof, frames[0]);
+	ret = array_ensure(&data, &f->cap_thread_fns, sizeof(*f->thread_fns), f->nthread_fns + 1);
+	if (ret)
+		return ret;
+	f->thread_fns = data;
+	t = &f->thread_fns[f->nthread_fns++];
+	t->tid = tid;
+	if (pick)
+		profile_frame_display(pick, t->fn, sizeof(t->fn));
+	else
+		snprintf(t->fn, sizeof(t->fn), "[unknown]");
+	return 0;
+}
+
+/* Appends the frame @fi to @frames. Returns 0 or -ENOMEM. */
+static int push_frame(struct frames *f, const struct prof_frame_info *fi, uint32_t *frames,
+		      size_t *n)
+{
+	int id = profile__frame(f->prof, fi);
+
+	if (id < 0)
+		return id;
+	frames[(*n)++] = (uint32_t)id;
+	return 0;
+}
+
+/* The user frames of @s with its CPython frames in place of the interpreter's eval loop (the
+ * Python frames named qualname, file and line), appended to @frames at *@n (room for
+ * 2 * SAMPLER_MAX_STACK_DEPTH). Returns 1 when merged, 0 when @s has no Python frames (nothing
+ * added), or -ENOMEM. */
+static int python_frames(struct frames *f, const struct source_sample *s, uint32_t *frames,
+			 size_t *n)
+{
+	struct py_merged m[SAMPLER_MAX_STACK_DEPTH + PY_MAX_FRAMES];
+	struct prof_frame_info fi;
+	int i, nm, id;
+	uint32_t ix;
+
+	nm = f->o.py ? pyframes__merge(f->o.py, s, m, ARRAY_SIZE(m)) : 0;
+	if (nm <= 0)
+		return 0;
+	for (i = 0; i < nm && *n < 2 * SAMPLER_MAX_STACK_DEPTH; i++) {
+		ix = m[i].index;
+		if (m[i].python) {
+			pyframes__frame(f->o.py, s, ix, &fi);
+			id = profile__frame(f->prof, &fi);
+		} else {
+			id = user_frame(f, s->tgid,
+					(ix || s->nkstack) ? s->ustack[ix] - 1 : s->ustack[ix]);
+		}
+		if (id < 0)
+			return id;
+		frames[(*n)++] = (uint32_t)id;
+	}
+	return 1;
+}
+
+/* The stack of @s, leaf first: synthetic leaf, kernel frames, user frames. Returns the count or
+ * -ENOMEM. */
+static int sample_stack(struct frames *f, const struct source_sample *s, uint32_t *frames)
+{
+	char reason[96];
+	struct prof_frame_info fi = { .function = reason, .mapping = REPORT_WAIT_MAPPING,
+				      .lang = PROF_LANG_KERNEL };
+	size_t i, n = 0;
+	int id, merged;
+
+	if (s->leaf != SOURCE_LEAF_NONE) {
+		/* A synthetic leaf says why: the wait reason, the kind of lock wait. */
+		if (s->leaf == SOURCE_LEAF_TEXT)
+			snprintf(reason, sizeof(reason), "%s", s->leaf_text);
+		else
+			wait_reason(f, s, reason, sizeof(reason));
+		id = push_frame(f, &fi, frames, &n);
+		if (id < 0)
+			return id;
+	}
+	/* Kernel frames first: the stack is leaf first, and the kernel sits above user space.
+	 * Return addresses point after the call: look up ip - 1 for every frame but the leaf. */
+	for (i = 0; s->kernel_frames && i < s->nkstack && n < SAMPLER_MAX_STACK_DEPTH; i++) {
+		id = kernel_frame(f, i ? s->kstack[i] - 1 : s->kstack[i]);
+		if (id < 0)
+			return id;
+		frames[n++] = (uint32_t)id;
+	}
+	merged = s->npyframes ? python_frames(f, s, frames, &n) : 0;
+	if (merged < 0)
+		return merged;
+	for (i = 0; !merged && i < s->nustack && n < 2 * SAMPLER_MAX_STACK_DEPTH; i++) {
+		id = user_frame(f, s->tgid, (i || s->nkstack) ? s->ustack[i] - 1 : s->ustack[i]);
+		if (id < 0)
+			return id;
+		frames[n++] = (uint32_t)id;
+	}
+	return (int)n;
+}
+
+int frames_on_sample(void *ctx, const struct source_sample *s)
+{
+	struct frames *f = ctx;
+	/* a synthetic leaf, the kernel stack and the user stack */
+	uint32_t frames[2 * SAMPLER_MAX_STACK_DEPTH + 1];
+	struct prof_labels labels = {};
+	char owner_name[OWNER_NAME_MAX + 32];
+	struct owner o;
+	size_t n;
+	int ret;
+
+	/* Kernel threads (no user stack at all) wait by design; their off-CPU time would bury
+	 * the waiting of the applications. */
+	if ((s->leaf == SOURCE_LEAF_WAIT || s->leaf == SOURCE_LEAF_RUNNABLE) &&
+	    s->ustack_err == -EFAULT && !s->nustack)
+		return 0;
+	ret = sample_stack(f, s, frames);
+	if (ret < 0)
+		return ret;
+	n = (size_t)ret;
+	if (!n) {
+		/* No stack at all: the user stack was lost (stack map full) or unreadable, and the
+		 * sample hit no kernel code. Keep the value, under a frame that says so. */
+		struct prof_frame_info fi = {
+			.function = s->ustack_err == -EFAULT ? "[no stack]" : "[stack lost]",
+			.mapping = "[unknown]",
+			.lang = PROF_LANG_NATIVE,
+		};
+
+		ret = push_frame(f, &fi, frames, &n);
+		if (ret)
+			return ret;
+	}
+	if (owner_resolver__resolve(f->o.owners, s->tgid, &o) < 0) {
+		memset(&o, 0, sizeof(o));
+		o.group = OWNER_OTHER;
+		f->unattributed += s->oncpu ? s->oncpu : 1;
+	}
+	labels.owner = owner_format(&o, owner_name, sizeof(owner_name));
+	labels.process = frames__process_name(f, s->tgid, s->comm);
+	labels.thread = s->comm;
+	labels.pid = s->tgid;
+	labels.tid = s->tid;
+	labels.lang = PROF_LANG_NATIVE;
+	f->samples += s->oncpu;
+	if (f->o.question == Q_THREADS) {
+		ret = note_thread_fn(f, s->tid, frames, n);
+		if (ret)
+			return ret;
+	}
+	return profile__add(f->prof, frames, n, &labels, s->values);
+}
+
+static double share_of(uint32_t part, uint32_t whole)
+{
+	return whole ? 100.0 * part / whole : 0;
+}
+
+/* One row of the threads table from entry @e. */
+static void fill_thread(struct frames *f, const struct thread_entry *e, struct capture_thread *t)
+{
+	struct owner o;
+	size_t j;
+
+	t->tid = e->tid;
+	t->pid = e->tgid;
+	snprintf(t->name, sizeof(t->name), "%s", e->comm);
+	snprintf(t->process, sizeof(t->process), "%s", frames__process_name(f, e->tgid, e->comm));
+	if (owner_resolver__resolve(f->o.owners, (int)e->tgid, &o) < 0) {
+		memset(&o, 0, sizeof(o));
+		o.group = OWNER_OTHER;
+	}
+	owner_format(&o, t->owner, sizeof(t->owner));
+	/* comm is raw bytes, cut by the kernel at 15, mid-character too: base/text's rule */
+	text_utf8_sanitize(t->name);
+	text_utf8_sanitize(t->process);
+	text_utf8_sanitize(t->owner);
+	t->running = share_of(e->state[THREAD_RUNNING], e->snapshots);
+	t->runnable = share_of(e->state[THREAD_RUNNABLE], e->snapshots);
+	t->waiting = share_of(e->state[THREAD_WAITING], e->snapshots);
+	for (j = 0; j < e->nwaits && j < ARRAY_SIZE(t->waits); j++) {
+		snprintf(t->waits[j].reason, sizeof(t->waits[j].reason), "%s", e->waits[j].reason);
+		t->waits[j].share = share_of(e->waits[j].snapshots, e->snapshots);
+		t->nwaits++;
+	}
+}
+
+size_t frames__collect_threads(struct frames *f, const struct thread_entry *e, size_t n,
+			       struct capture_thread *out)
+{
+	size_t i, j, k = 0, nout = 0;
+
+	for (i = 0; i < n; i++) {
+		struct capture_thread *t;
+
+		if (!e[i].snapshots)
+			continue;
+		t = &out[nout++];
+		fill_thread(f, &e[i], t);
+		/* thread_fns were noted in the order the entries were emitted (some may be
+		 * missing: a sample the capture left out) */
+		for (j = k; j < f->nthread_fns && f->thread_fns[j].tid != e[i].tid; j++)
+			;
+		snprintf(t->function, sizeof(t->function), "%s",
+			 j < f->nthread_fns ? f->thread_fns[j].fn : "[unknown]");
+		if (j < f->nthread_fns)
+			k = j + 1;
+	}
+	return nout;
+}
