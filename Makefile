@@ -218,7 +218,7 @@ FUZZ_SRCS_config := daemon/config.c base/text.c cgroups/rules.c cgroups/owner.c 
 FUZZ_SRCS_kube := daemon/agent/kube_parse.c
 FUZZ_SRCS_request := daemon/agent/request.c daemon/capture/question.c
 FUZZ_SRCS_pycode := runtimes/python/py_code.c runtimes/python/py_offsets.c runtimes/python/py_linetable.c
-fuzz_srcs = $(if $(FUZZ_SRCS_$(1)),$(FUZZ_SRCS_$(1)) base/log.c base/fileio.c base/text.c,\
+fuzz_srcs = $(if $(FUZZ_SRCS_$(1)),$(FUZZ_SRCS_$(1)) $(wildcard base/*.c),\
 	$(patsubst $(OUTPUT)/obj/%.o,%.c,$(call mod_objs,$(1))))
 $(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(call fuzz_srcs,$$*)
 	$(call msg,FUZZ,$@)

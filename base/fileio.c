@@ -12,7 +12,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-int read_fd_bounded(int fd, size_t max, char **out, size_t *out_len)
+#include "base/clock.h"
+
+int read_fd_bounded_until(int fd, size_t max, uint64_t deadline_ms, char **out, size_t *out_len)
 {
 	size_t cap = 4096, len = 0;
 	char *buf, *tmp;
@@ -25,6 +27,10 @@ int read_fd_bounded(int fd, size_t max, char **out, size_t *out_len)
 	if (!buf)
 		return -ENOMEM;
 	for (;;) {
+		if (deadline_ms && clock_mono_ms() > deadline_ms) {
+			err = -ETIMEDOUT;
+			goto err_free;
+		}
 		if (len + 1 >= cap) {
 			if (cap > max) {
 				/* @max bytes read: the file may end exactly here */
@@ -70,6 +76,11 @@ int read_fd_bounded(int fd, size_t max, char **out, size_t *out_len)
 err_free:
 	free(buf);
 	return err;
+}
+
+int read_fd_bounded(int fd, size_t max, char **out, size_t *out_len)
+{
+	return read_fd_bounded_until(fd, max, 0, out, out_len);
 }
 
 int read_file_bounded(int dirfd, const char *path, size_t max, char **out, size_t *out_len)

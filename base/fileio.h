@@ -13,6 +13,7 @@
 #define SLIDEOPS_FILEIO_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /*
@@ -26,6 +27,11 @@ int read_file_bounded(int dirfd, const char *path, size_t max, char **out, size_
 
 /* Like read_file_bounded() on an open fd (not closed). */
 int read_fd_bounded(int fd, size_t max, char **out, size_t *out_len);
+/*
+ * read_fd_bounded() that also gives up with -ETIMEDOUT once CLOCK_MONOTONIC passes
+ * @deadline_ms (clock_mono_ms(); 0: no deadline), checked between reads.
+ */
+int read_fd_bounded_until(int fd, size_t max, uint64_t deadline_ms, char **out, size_t *out_len);
 
 /*
  * Opens @path inside @root ("/proc/123/root") with @flags (O_CLOEXEC added). Links are

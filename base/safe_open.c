@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
+#include "base/fileio.h"
 #include "base/proc.h"
 
 #define REOPEN_FLAGS (O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
@@ -153,71 +155,11 @@ int safe_open_map_file(const char *proc_root, uint32_t tgid, uint64_t start, uin
 	return safe_open_link(AT_FDCWD, path, o);
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int safe_read_fd(int fd, size_t max, int timeout_ms, char **out, size_t *out_len)
 {
-	int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
-	size_t cap = max + 1 < 4096 ? max + 1 : 4096, len = 0;
-	char *buf, *tmp;
-	ssize_t n;
-	int err;
+	uint64_t deadline = timeout_ms > 0 ? clock_mono_ms() + (uint64_t)timeout_ms : 0;
 
-	buf = malloc(cap);
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		if (deadline && now_ms() > deadline) {
-			err = -ETIMEDOUT;
-			goto err_free;
-		}
-		if (len + 1 >= cap) {
-			if (cap > max) {
-				/* @max bytes read: one more byte tells if the file ends */
-				char c;
-
-				n = read(fd, &c, 1);
-				if (n < 0 && errno == EINTR)
-					continue;
-				if (n == 0)
-					break;
-				err = n < 0 ? -errno : -EFBIG;
-				goto err_free;
-			}
-			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
-			tmp = realloc(buf, cap);
-			if (!tmp) {
-				err = -ENOMEM;
-				goto err_free;
-			}
-			buf = tmp;
-		}
-		n = read(fd, buf + len, cap - 1 - len);
-		if (n < 0) {
-			err = -errno;
-			if (err == -EINTR)
-				continue;
-			goto err_free;
-		}
-		if (n == 0)
-			break;
-		len += n;
-	}
-	buf[len] = '\0';
-	*out = buf;
-	if (out_len)
-		*out_len = len;
-	return 0;
-
-err_free:
-	free(buf);
-	return err;
+	return read_fd_bounded_until(fd, max, deadline, out, out_len);
 }
 
 int safe_read_in_root(const char *root, const char *path, size_t max, int timeout_ms,

@@ -130,7 +130,8 @@ static int add_goroutine(struct profile *dst, const struct go_goroutine *gr,
 	struct prof_frame_info leaf = { .function = leaf_text, .mapping = REPORT_WAIT_MAPPING,
 					.lang = PROF_LANG_KERNEL };
 	uint32_t frames[PROF_MAX_FRAMES], j;
-	int64_t one = 1;
+	/* one goroutine in the first value; a profile of more values gets 0 in the others */
+	int64_t one[PROF_MAX_VALUES] = { 1 };
 	size_t n = 0;
 	int id, ret;
 
@@ -152,7 +153,7 @@ static int add_goroutine(struct profile *dst, const struct go_goroutine *gr,
 			return id;
 		frames[n++] = (uint32_t)id;
 	}
-	ret = profile__add(dst, frames, n, l, &one);
+	ret = profile__add(dst, frames, n, l, one);
 	if (ret)
 		return ret;
 	if (!mine)

@@ -23,6 +23,14 @@ REPO_ROOT=$(cd "$LIB_DIR/../.." && pwd)
 : "${BIN:=$OUTPUT/slideops-profiler}"
 export OUTPUT BIN
 
+# MEM_FACTOR: ASan's shadow memory and quarantine multiply a process's memory, so the memory
+# bounds of the tests (a capture's 128 MiB, the agent's 256 MiB) are scaled by it in the
+# `make test SANITIZE=1` build; the plain build checks the real bounds.
+MEM_FACTOR=1
+if [ -x "$BIN" ] && nm "$BIN" 2>/dev/null | grep __asan_init >/dev/null; then
+	MEM_FACTOR=4
+fi
+
 TEST_NAME=$(basename "$0" .sh)
 LIB_MAIN_PID=$$
 

@@ -31,7 +31,7 @@ fail()
 HOSTILE=$OUTPUT/workloads/limits_hostile
 [ -x "$HOSTILE" ] || fail "$HOSTILE is missing (make all)"
 [ -x "$BIN" ] || fail "binary not found: $BIN"
-LIMIT=$((256 << 20))
+LIMIT=$((256 * MEM_FACTOR << 20))	# MEM_FACTOR: lib.sh (ASan builds)
 
 # --- the memory cgroup: below our own (the only place one may be made here) -------------------
 MEMROOT=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/self/mounts)
@@ -43,7 +43,7 @@ echo "$MEMCG" >>"$LIB_STATE/cgroups"
 echo "$LIMIT" >"$MEMCG/memory.limit_in_bytes" || fail "cannot set memory.limit_in_bytes"
 [ "$(cat "$MEMCG/memory.limit_in_bytes")" = "$LIMIT" ] ||
 	fail "memory.limit_in_bytes is $(cat "$MEMCG/memory.limit_in_bytes"), want $LIMIT"
-log "memory cgroup $MEMCG, limit 256 MiB"
+log "memory cgroup $MEMCG, limit $((LIMIT >> 20)) MiB"
 
 # --- the hostile containers ---------------------------------------------------------------------
 # jvm: libjvm.so mapped, FIFOs named release beside it and in the java home

@@ -19,7 +19,7 @@ need_cmd flock timeout python3
 [ -x "$BIN" ] || fail "binary not found: $BIN (make, or set BIN)"
 [ -x /usr/bin/time ] || { apt-get install -y time >/dev/null 2>&1 || skip "no /usr/bin/time (apt-get install time)"; }
 
-MAX_RSS_KB=$((128 * 1024))
+MAX_RSS_KB=$((128 * 1024 * MEM_FACTOR))	# MEM_FACTOR: lib.sh (ASan builds)
 DURATION=3
 LOCK=/run/slideops-profiler.lock
 SPIN=$OUTPUT/workloads/hostile_mem_spin

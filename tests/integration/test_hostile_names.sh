@@ -75,7 +75,8 @@ run()
 	log "$* -> exit $rc in $t ms, peak RSS $rss KiB"
 	[ "$rc" -eq 0 ] || { sed 's/^/    stderr: /' "$TMP/$name.stderr" >&2; fail "$name exited $rc"; }
 	[ "$t" -le $((max * 1000)) ] || fail "$name took $t ms, more than $max s"
-	[ "$rss" -le $((128 * 1024)) ] || fail "$name peak RSS $rss KiB > 128 MiB"
+	[ "$rss" -le $((128 * 1024 * MEM_FACTOR)) ] ||
+		fail "$name peak RSS $rss KiB > $((128 * MEM_FACTOR)) MiB"
 }
 
 # check NAME QUESTION: every file of the capture in $TMP/NAME is valid UTF-8 / JSON / pprof.

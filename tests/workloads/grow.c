@@ -17,16 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__has_attribute)
-#if __has_attribute(noipa)
-#define HOT_FN __attribute__((noinline, noipa, used))
-#elif __has_attribute(noclone)
-#define HOT_FN __attribute__((noinline, noclone, used))
-#endif
-#endif
-#ifndef HOT_FN
-#define HOT_FN __attribute__((noinline, used))
-#endif
+#include "workload.h"
 
 #define BIG_CHUNK (1u << 20)
 #define SMALL_CHUNK 4096u

@@ -19,17 +19,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-/* Keep each function a real, separately named symbol: no inlining, no .constprop/.isra clone. */
-#if defined(__has_attribute)
-#if __has_attribute(noipa)
-#define HOT_FN __attribute__((noinline, noipa, used))
-#elif __has_attribute(noclone)
-#define HOT_FN __attribute__((noinline, noclone, used))
-#endif
-#endif
-#ifndef HOT_FN
-#define HOT_FN __attribute__((noinline, used))
-#endif
+#include "workload.h"
 
 #define BUF_WORDS 1024
 #define CHECK_EVERY 65536

@@ -10,16 +10,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#if defined(__has_attribute)
-#if __has_attribute(noipa)
-#define HOT_FN __attribute__((noinline, noipa, used))
-#elif __has_attribute(noclone)
-#define HOT_FN __attribute__((noinline, noclone, used))
-#endif
-#endif
-#ifndef HOT_FN
-#define HOT_FN __attribute__((noinline, used))
-#endif
+#include "workload.h"
 
 #define BUF_WORDS 512
 
