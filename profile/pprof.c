@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -765,13 +766,52 @@ static int dec_value_type(const struct dec *d, struct slice s, uint64_t *type, u
 	return check_str(d, *type) || check_str(d, *unit) ? -EINVAL : 0;
 }
 
+/* A varint field of a message and where it goes in the decoded struct; PB_SKIP: checked, dropped. */
+#define PB_SKIP SIZE_MAX
+struct pb_varint {
+	uint32_t num;
+	size_t off;
+};
+
+/*
+ * Reads the fields of one message into @obj by @tab; a field in the table must be a varint.
+ * @other, when set, takes the fields the table does not name (sub-messages); any other field is
+ * skipped.
+ */
+static int dec_fields(struct rd r, const struct pb_varint *tab, size_t n, void *obj,
+		      int (*other)(struct dec *d, const struct field *f), struct dec *d)
+{
+	struct field f;
+	uint64_t dummy;
+	size_t i;
+	int err;
+
+	while (r.p < r.end) {
+		err = rd_field(&r, &f);
+		if (err)
+			return err;
+		for (i = 0; i < n && tab[i].num != f.num; i++)
+			;
+		if (i < n)
+			err = want_varint(&f, tab[i].off == PB_SKIP ? &dummy
+								: (uint64_t *)((char *)obj + tab[i].off));
+		else if (other)
+			err = other(d, &f);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int dec_functions(struct dec *d)
 {
+	static const struct pb_varint tab[] = {
+		{ 1, offsetof(struct dec_function, id) },   { 2, offsetof(struct dec_function, name) },
+		{ 3, PB_SKIP },				     { 4, offsetof(struct dec_function, file) },
+		{ 5, PB_SKIP },
+	};
 	struct dec_function *fn;
-	struct field f;
-	struct rd r;
 	size_t i;
-	uint64_t dummy;
 	int err;
 
 	d->fns = calloc(d->functions.n ? d->functions.n : 1, sizeof(*d->fns));
@@ -779,21 +819,9 @@ static int dec_functions(struct dec *d)
 		return -ENOMEM;
 	for (i = 0; i < d->functions.n; i++) {
 		fn = &d->fns[i];
-		r = slice_rd(&d->functions.v[i]);
-		while (r.p < r.end) {
-			err = rd_field(&r, &f);
-			if (err)
-				return err;
-			switch (f.num) {
-			case 1: err = want_varint(&f, &fn->id); break;
-			case 2: err = want_varint(&f, &fn->name); break;
-			case 3: err = want_varint(&f, &dummy); break;
-			case 4: err = want_varint(&f, &fn->file); break;
-			case 5: err = want_varint(&f, &dummy); break;
-			}
-			if (err)
-				return err;
-		}
+		err = dec_fields(slice_rd(&d->functions.v[i]), tab, ARRAY_SIZE(tab), fn, NULL, d);
+		if (err)
+			return err;
 		if (!fn->id || check_str(d, fn->name) || check_str(d, fn->file) ||
 		    u64map_get(&d->fn_idx, fn->id) >= 0)
 			return -EINVAL;
@@ -806,10 +834,13 @@ static int dec_functions(struct dec *d)
 
 static int dec_mappings(struct dec *d)
 {
+	static const struct pb_varint tab[] = {
+		{ 1, offsetof(struct dec_mapping, id) },     { 2, offsetof(struct dec_mapping, start) },
+		{ 3, offsetof(struct dec_mapping, limit) },  { 4, offsetof(struct dec_mapping, offset) },
+		{ 5, offsetof(struct dec_mapping, file) },   { 6, offsetof(struct dec_mapping, build_id) },
+		{ 7, PB_SKIP }, { 8, PB_SKIP }, { 9, PB_SKIP }, { 10, PB_SKIP },
+	};
 	struct dec_mapping *m;
-	struct field f;
-	struct rd r;
-	uint64_t dummy;
 	size_t i;
 	int err;
 
@@ -818,23 +849,9 @@ static int dec_mappings(struct dec *d)
 		return -ENOMEM;
 	for (i = 0; i < d->mappings.n; i++) {
 		m = &d->maps[i];
-		r = slice_rd(&d->mappings.v[i]);
-		while (r.p < r.end) {
-			err = rd_field(&r, &f);
-			if (err)
-				return err;
-			switch (f.num) {
-			case 1: err = want_varint(&f, &m->id); break;
-			case 2: err = want_varint(&f, &m->start); break;
-			case 3: err = want_varint(&f, &m->limit); break;
-			case 4: err = want_varint(&f, &m->offset); break;
-			case 5: err = want_varint(&f, &m->file); break;
-			case 6: err = want_varint(&f, &m->build_id); break;
-			case 7: case 8: case 9: case 10: err = want_varint(&f, &dummy); break;
-			}
-			if (err)
-				return err;
-		}
+		err = dec_fields(slice_rd(&d->mappings.v[i]), tab, ARRAY_SIZE(tab), m, NULL, d);
+		if (err)
+			return err;
 		if (!m->id || check_str(d, m->file) || check_str(d, m->build_id) ||
 		    u64map_get(&d->map_idx, m->id) >= 0)
 			return -EINVAL;
@@ -847,24 +864,16 @@ static int dec_mappings(struct dec *d)
 
 static int dec_line(struct dec *d, struct rd r)
 {
+	/* line is an int64 read as its two's-complement varint */
+	static const struct pb_varint tab[] = {
+		{ 1, offsetof(struct dec_line, function_id) }, { 2, offsetof(struct dec_line, line) },
+	};
 	struct dec_line ln = { 0 };
-	struct field f;
-	uint64_t v;
 	int err;
 
-	while (r.p < r.end) {
-		err = rd_field(&r, &f);
-		if (err)
-			return err;
-		if (f.num == 1) {
-			err = want_varint(&f, &ln.function_id);
-		} else if (f.num == 2) {
-			err = want_varint(&f, &v);
-			ln.line = (int64_t)v;
-		}
-		if (err)
-			return err;
-	}
+	err = dec_fields(r, tab, ARRAY_SIZE(tab), &ln, NULL, d);
+	if (err)
+		return err;
 	if (ln.function_id && u64map_get(&d->fn_idx, ln.function_id) < 0)
 		return -EINVAL;
 	if (d->nlines >= PPROF_MAX_ENTRIES || ++d->nentries > PPROF_MAX_TOTAL_ENTRIES)
@@ -876,12 +885,25 @@ static int dec_line(struct dec *d, struct rd r)
 	return 0;
 }
 
+/* Location.line (4) is a sub-message; the other fields are dec_locations()' table. */
+static int dec_location_line(struct dec *d, const struct field *f)
+{
+	if (f->num != 4)
+		return 0;
+	return f->wt == WT_LEN ? dec_line(d, f->sub) : -EINVAL;
+}
+
 static int dec_locations(struct dec *d)
 {
+	static const struct pb_varint tab[] = {
+		{ 1, offsetof(struct dec_location, id) },
+		{ 2, offsetof(struct dec_location, mapping_id) },
+		{ 3, offsetof(struct dec_location, address) },
+		{ 5, PB_SKIP },
+		{ PPROF_LOCATION_LANG, offsetof(struct dec_location, lang) },
+		{ PPROF_LOCATION_FLAGS, offsetof(struct dec_location, flags) },
+	};
 	struct dec_location *l;
-	struct field f;
-	struct rd r;
-	uint64_t dummy;
 	size_t i;
 	int err;
 
@@ -892,23 +914,10 @@ static int dec_locations(struct dec *d)
 		l = &d->locs[i];
 		l->lang = UINT64_MAX;
 		l->line_off = d->nlines;
-		r = slice_rd(&d->locations.v[i]);
-		while (r.p < r.end) {
-			err = rd_field(&r, &f);
-			if (err)
-				return err;
-			switch (f.num) {
-			case 1: err = want_varint(&f, &l->id); break;
-			case 2: err = want_varint(&f, &l->mapping_id); break;
-			case 3: err = want_varint(&f, &l->address); break;
-			case 4: err = f.wt == WT_LEN ? dec_line(d, f.sub) : -EINVAL; break;
-			case 5: err = want_varint(&f, &dummy); break;
-			case PPROF_LOCATION_LANG: err = want_varint(&f, &l->lang); break;
-			case PPROF_LOCATION_FLAGS: err = want_varint(&f, &l->flags); break;
-			}
-			if (err)
-				return err;
-		}
+		err = dec_fields(slice_rd(&d->locations.v[i]), tab, ARRAY_SIZE(tab), l,
+				 dec_location_line, d);
+		if (err)
+			return err;
 		l->nlines = d->nlines - l->line_off;
 		if (!l->id || (l->mapping_id && u64map_get(&d->map_idx, l->mapping_id) < 0) ||
 		    u64map_get(&d->loc_idx, l->id) >= 0)
@@ -1023,30 +1032,27 @@ static int sample_value(void *ctx, uint64_t v)
 	return 0;
 }
 
+struct dec_label {
+	uint64_t key, str, num, unit;
+};
+
 static int dec_label(struct dec *d, struct rd r, struct prof_labels *lb)
 {
-	uint64_t key = 0, str = 0, num = 0, unit = 0;
+	static const struct pb_varint tab[] = {
+		{ 1, offsetof(struct dec_label, key) }, { 2, offsetof(struct dec_label, str) },
+		{ 3, offsetof(struct dec_label, num) }, { 4, offsetof(struct dec_label, unit) },
+	};
+	struct dec_label lab = { 0 };
 	const char *k, *s;
-	struct field f;
 	int err, lang;
 
-	while (r.p < r.end) {
-		err = rd_field(&r, &f);
-		if (err)
-			return err;
-		switch (f.num) {
-		case 1: err = want_varint(&f, &key); break;
-		case 2: err = want_varint(&f, &str); break;
-		case 3: err = want_varint(&f, &num); break;
-		case 4: err = want_varint(&f, &unit); break;
-		}
-		if (err)
-			return err;
-	}
-	if (check_str(d, key) || check_str(d, str) || check_str(d, unit))
+	err = dec_fields(r, tab, ARRAY_SIZE(tab), &lab, NULL, d);
+	if (err)
+		return err;
+	if (check_str(d, lab.key) || check_str(d, lab.str) || check_str(d, lab.unit))
 		return -EINVAL;
-	k = d->strs[key];
-	s = dec_str(d, str);
+	k = d->strs[lab.key];
+	s = dec_str(d, lab.str);
 	if (!strcmp(k, "owner")) {
 		lb->owner = s;
 	} else if (!strcmp(k, "process")) {
@@ -1057,10 +1063,10 @@ static int dec_label(struct dec *d, struct rd r, struct prof_labels *lb)
 		lang = s ? prof_lang_parse(s) : -EINVAL;
 		if (lang >= 0)
 			lb->lang = (enum prof_lang)lang;
-	} else if (!strcmp(k, "pid") && num <= UINT32_MAX) {
-		lb->pid = (uint32_t)num;
-	} else if (!strcmp(k, "tid") && num <= UINT32_MAX) {
-		lb->tid = (uint32_t)num;
+	} else if (!strcmp(k, "pid") && lab.num <= UINT32_MAX) {
+		lb->pid = (uint32_t)lab.num;
+	} else if (!strcmp(k, "tid") && lab.num <= UINT32_MAX) {
+		lb->tid = (uint32_t)lab.num;
 	}
 	return 0;
 }

@@ -553,40 +553,54 @@ static bool python_detect(struct runtime_probe *p, char *ver, size_t size)
 	return true;
 }
 
-static bool node_detect(struct runtime_probe *p, char *ver, size_t size)
+/* An interpreter known by its library or by a symbol of the executable (Node.js, Ruby). */
+struct interp {
+	enum runtime_kind kind;
+	bool (*is_lib)(const char *basename);
+	enum runtime_sym sym;
+	int (*version_from_lib)(const char *path, char *ver, size_t size);
+	bool scan_first; /* the library's .rodata before its name */
+};
+
+static bool interp_detect(struct runtime_probe *p, const struct interp *in, char *ver, size_t size)
 {
 	const char *lib;
 
 	ver[0] = '\0';
 	if (!p->exe) {
-		lib = runtime_probe_lib(p, is_libnode);
-		if (lib && runtime_scan_lib(p, lib, RUNTIME_NODE, ver, size))
-			runtime_node_version_from_lib(lib, ver, size);
-		return lib;
+		lib = runtime_probe_lib(p, in->is_lib);
+		if (!lib)
+			return false;
+		/* the version from the library's .rodata or its name, each the other's fallback */
+		if (in->scan_first) {
+			if (runtime_scan_lib(p, lib, in->kind, ver, size))
+				in->version_from_lib(lib, ver, size);
+		} else if (in->version_from_lib(lib, ver, size)) {
+			runtime_scan_lib(p, lib, in->kind, ver, size);
+		}
+		return true;
 	}
-	if (!runtime_probe_syms(p)->found[RUNTIME_SYM_NODE])
+	if (!runtime_probe_syms(p)->found[in->sym])
 		return false;
-	if (runtime_scan_rodata(&p->exe_scan, RUNTIME_NODE, ver, size))
+	if (runtime_scan_rodata(&p->exe_scan, in->kind, ver, size))
 		ver[0] = '\0';
 	return true;
 }
 
+static bool node_detect(struct runtime_probe *p, char *ver, size_t size)
+{
+	static const struct interp node = { RUNTIME_NODE, is_libnode, RUNTIME_SYM_NODE,
+					    runtime_node_version_from_lib, true };
+
+	return interp_detect(p, &node, ver, size);
+}
+
 static bool ruby_detect(struct runtime_probe *p, char *ver, size_t size)
 {
-	const char *lib;
+	static const struct interp ruby = { RUNTIME_RUBY, is_libruby, RUNTIME_SYM_RUBY,
+					    runtime_ruby_version_from_lib, false };
 
-	ver[0] = '\0';
-	if (!p->exe) {
-		lib = runtime_probe_lib(p, is_libruby);
-		if (lib && runtime_ruby_version_from_lib(lib, ver, size))
-			runtime_scan_lib(p, lib, RUNTIME_RUBY, ver, size);
-		return lib;
-	}
-	if (!runtime_probe_syms(p)->found[RUNTIME_SYM_RUBY])
-		return false;
-	if (runtime_scan_rodata(&p->exe_scan, RUNTIME_RUBY, ver, size))
-		ver[0] = '\0';
-	return true;
+	return interp_detect(p, &ruby, ver, size);
 }
 
 static const struct runtime_ops jvm_ops = { RUNTIME_JVM, "java", jvm_detect };

@@ -134,8 +134,10 @@ static enum MHD_Result queue(struct MHD_Connection *c, unsigned int code,
 	return ret;
 }
 
-static enum MHD_Result respond_text(struct MHD_Connection *c, unsigned int code, char *text,
-				    size_t len, const char *type)
+/* Responds with @text (ownership taken), and one extra header when @hdr is set. */
+static enum MHD_Result respond_text_hdr(struct MHD_Connection *c, unsigned int code, char *text,
+					size_t len, const char *type, const char *hdr,
+					const char *hdr_value)
 {
 	struct MHD_Response *resp;
 
@@ -147,11 +149,20 @@ static enum MHD_Result respond_text(struct MHD_Connection *c, unsigned int code,
 		return MHD_NO;
 	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (hdr)
+		MHD_add_response_header(resp, hdr, hdr_value);
 	return queue(c, code, resp);
 }
 
-/* Responds with @doc (reference stolen). */
-static enum MHD_Result respond_json(struct MHD_Connection *c, unsigned int code, json_t *doc)
+static enum MHD_Result respond_text(struct MHD_Connection *c, unsigned int code, char *text,
+				    size_t len, const char *type)
+{
+	return respond_text_hdr(c, code, text, len, type, NULL, NULL);
+}
+
+/* Responds with @doc (reference stolen), and one extra header when @hdr is set. */
+static enum MHD_Result respond_json_hdr(struct MHD_Connection *c, unsigned int code, json_t *doc,
+					const char *hdr, const char *hdr_value)
 {
 	char *text;
 
@@ -161,7 +172,12 @@ static enum MHD_Result respond_json(struct MHD_Connection *c, unsigned int code,
 	json_decref(doc);
 	if (!text)
 		return MHD_NO;
-	return respond_text(c, code, text, strlen(text), "application/json");
+	return respond_text_hdr(c, code, text, strlen(text), "application/json", hdr, hdr_value);
+}
+
+static enum MHD_Result respond_json(struct MHD_Connection *c, unsigned int code, json_t *doc)
+{
+	return respond_json_hdr(c, code, doc, NULL, NULL);
 }
 
 /* {"error": message}, with one extra header when @hdr is set. */
@@ -169,10 +185,9 @@ __attribute__((format(printf, 6, 7))) static enum MHD_Result
 respond_error_hdr(struct api *a, struct MHD_Connection *c, unsigned int code, const char *hdr,
 		  const char *hdr_value, const char *fmt, ...)
 {
-	struct MHD_Response *resp;
-	char msg[ERR_SIZE], *text;
+	char msg[ERR_SIZE];
 	va_list ap;
-	json_t *s, *doc;
+	json_t *s;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -181,20 +196,7 @@ respond_error_hdr(struct api *a, struct MHD_Connection *c, unsigned int code, co
 	s = json_string(msg);
 	if (!s)	/* not UTF-8: our messages quote input only through api_parse's show() */
 		s = json_string("error");
-	doc = json_pack("{s:o}", "error", s);
-	text = doc ? json_dumps(doc, JSON_INDENT(2)) : NULL;
-	json_decref(doc);
-	if (!text)
-		return MHD_NO;
-	resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
-	if (!resp) {
-		free(text);
-		return MHD_NO;
-	}
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-	if (hdr)
-		MHD_add_response_header(resp, hdr, hdr_value);
-	return queue(c, code, resp);
+	return respond_json_hdr(c, code, json_pack("{s:o}", "error", s), hdr, hdr_value);
 }
 
 #define respond_error(a, c, code, ...) respond_error_hdr(a, c, code, NULL, NULL, __VA_ARGS__)
@@ -363,24 +365,7 @@ static enum MHD_Result h_capture(struct api *a, struct MHD_Connection *c, struct
 	doc = json_pack("{s:s, s:s, s:s, s:s, s:i}", "id", id, "state", "running", "target", tbuf,
 			"question", question_info(req.question)->id, "duration_seconds",
 			(int)req.duration_s);
-	if (!doc)
-		return MHD_NO;
-	{
-		char *text = json_dumps(doc, JSON_INDENT(2));
-		struct MHD_Response *resp;
-
-		json_decref(doc);
-		if (!text)
-			return MHD_NO;
-		resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
-		if (!resp) {
-			free(text);
-			return MHD_NO;
-		}
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, "/v1/captures/current");
-		return queue(c, 202, resp);
-	}
+	return respond_json_hdr(c, 202, doc, MHD_HTTP_HEADER_LOCATION, "/v1/captures/current");
 }
 
 static enum MHD_Result h_progress(struct api *a, struct MHD_Connection *c)

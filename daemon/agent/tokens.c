@@ -153,101 +153,108 @@ static int take_value(struct tp *p, const char *key, char *dst, size_t max)
 	return 0;
 }
 
+/* One entry of 'tokens' as read, before it is checked. */
+struct draft {
+	char name[TOKENS_NAME_MAX + 1], role[16], token[TOKENS_MAX_LEN + 1];
+	bool seen_name, seen_token, seen_role;
+};
+
+/* Reads one key and its value into @dr. */
+static int parse_entry_key(struct tp *p, struct draft *dr)
+{
+	char key[16];
+	bool *seen;
+	size_t tlen;
+	int err;
+
+	if (p->ev.type != YAML_SCALAR_EVENT)
+		return fail(p, ev_line(&p->ev), "keys must be strings");
+	snprintf(key, sizeof(key), "%.*s", (int)p->ev.data.scalar.length, scalar(p));
+	if (!strcmp(scalar(p), "name"))
+		seen = &dr->seen_name;
+	else if (!strcmp(scalar(p), "token"))
+		seen = &dr->seen_token;
+	else if (!strcmp(scalar(p), "role"))
+		seen = &dr->seen_role;
+	else
+		return fail(p, ev_line(&p->ev), "unknown key '%.40s' (known: name, token, role)",
+			    scalar(p));
+	if (*seen)
+		return fail(p, ev_line(&p->ev), "duplicate key '%s'", key);
+	*seen = true;
+	err = next(p);
+	if (err)
+		return err;
+	if (seen == &dr->seen_name)
+		return take_value(p, "name", dr->name, TOKENS_NAME_MAX);
+	if (seen == &dr->seen_role)
+		return take_value(p, "role", dr->role, sizeof(dr->role) - 1);
+	err = take_value(p, "token", dr->token, TOKENS_MAX_LEN);
+	tlen = strlen(dr->token);
+	if (!err && tlen < TOKENS_MIN_LEN)
+		err = fail(p, ev_line(&p->ev),
+			   "the token of this entry is too short: %zu characters, the minimum is %d",
+			   tlen, TOKENS_MIN_LEN);
+	return err;
+}
+
+/* Checks the complete entry @dr (read at @line) against @t and adds it. */
+static int add_entry(struct tp *p, size_t line, const struct draft *dr, struct tokens *t)
+{
+	uint8_t digest[SHA256_DIGEST_LEN];
+	struct token_entry *e;
+	size_t i;
+	int r;
+
+	if (!dr->seen_name || !dr->seen_token || !dr->seen_role || !dr->name[0])
+		return fail(p, line, "entry without %s (each entry needs name, token and role)",
+			    !dr->seen_name || !dr->name[0] ? "a name"
+			    : !dr->seen_token		   ? "a token"
+							   : "a role");
+	r = token_role_parse(dr->role);
+	if (r < 0)
+		return fail(p, line,
+			    "entry '%s': unknown role '%.20s' (known: viewer, operator, admin)",
+			    dr->name, dr->role);
+	sha256(dr->token, strlen(dr->token), digest);
+	for (i = 0; i < t->n; i++) {
+		if (!strcmp(t->v[i].name, dr->name))
+			return fail(p, line, "duplicate name '%s'", dr->name);
+		if (!memcmp(t->v[i].digest, digest, sizeof(digest)))
+			return fail(p, line, "entry '%s' has the same token as '%s'", dr->name,
+				    t->v[i].name);
+	}
+	if (t->n >= TOKENS_MAX)
+		return fail(p, line, "too many tokens: the maximum is %d", TOKENS_MAX);
+	e = &t->v[t->n++];
+	snprintf(e->name, sizeof(e->name), "%s", dr->name);
+	e->role = r;
+	memcpy(e->digest, digest, sizeof(digest));
+	explicit_bzero(digest, sizeof(digest));
+	return 0;
+}
+
 static int parse_entry(struct tp *p, struct tokens *t)
 {
-	char name[TOKENS_NAME_MAX + 1] = "", role[16] = "", token[TOKENS_MAX_LEN + 1] = "";
-	bool seen_name = false, seen_token = false, seen_role = false, *seen;
-	size_t line = ev_line(&p->ev), i, tlen = 0;
-	struct token_entry *e;
-	uint8_t digest[SHA256_DIGEST_LEN];
-	int err, r;
+	size_t line = ev_line(&p->ev);
+	struct draft dr = { 0 };
+	int err;
 
 	if (p->ev.type != YAML_MAPPING_START_EVENT)
 		return fail(p, line, "each entry of 'tokens' must be a mapping with name, token "
 				     "and role");
 	for (;;) {
-		char key[16];
-
 		err = next(p);
-		if (err)
-			goto out;
-		if (p->ev.type == YAML_MAPPING_END_EVENT)
+		if (err || p->ev.type == YAML_MAPPING_END_EVENT)
 			break;
-		if (p->ev.type != YAML_SCALAR_EVENT) {
-			err = fail(p, ev_line(&p->ev), "keys must be strings");
-			goto out;
-		}
-		snprintf(key, sizeof(key), "%.*s", (int)p->ev.data.scalar.length, scalar(p));
-		if (!strcmp(scalar(p), "name"))
-			seen = &seen_name;
-		else if (!strcmp(scalar(p), "token"))
-			seen = &seen_token;
-		else if (!strcmp(scalar(p), "role"))
-			seen = &seen_role;
-		else {
-			err = fail(p, ev_line(&p->ev),
-				   "unknown key '%.40s' (known: name, token, role)", scalar(p));
-			goto out;
-		}
-		if (*seen) {
-			err = fail(p, ev_line(&p->ev), "duplicate key '%s'", key);
-			goto out;
-		}
-		*seen = true;
-		err = next(p);
+		err = parse_entry_key(p, &dr);
 		if (err)
-			goto out;
-		if (seen == &seen_name)
-			err = take_value(p, "name", name, TOKENS_NAME_MAX);
-		else if (seen == &seen_role)
-			err = take_value(p, "role", role, sizeof(role) - 1);
-		else {
-			err = take_value(p, "token", token, TOKENS_MAX_LEN);
-			tlen = strlen(token);
-			if (!err && tlen < TOKENS_MIN_LEN)
-				err = fail(p, ev_line(&p->ev),
-					   "the token of this entry is too short: %zu characters, "
-					   "the minimum is %d",
-					   tlen, TOKENS_MIN_LEN);
-		}
-		if (err)
-			goto out;
+			break;
 	}
-	if (!seen_name || !seen_token || !seen_role || !name[0]) {
-		err = fail(p, line, "entry without %s (each entry needs name, token and role)",
-			   !seen_name || !name[0] ? "a name" : !seen_token ? "a token" : "a role");
-		goto out;
-	}
-	r = token_role_parse(role);
-	if (r < 0) {
-		err = fail(p, line, "entry '%s': unknown role '%.20s' (known: viewer, operator, "
-				    "admin)",
-			   name, role);
-		goto out;
-	}
-	sha256(token, tlen, digest);
-	for (i = 0; i < t->n; i++) {
-		if (!strcmp(t->v[i].name, name)) {
-			err = fail(p, line, "duplicate name '%s'", name);
-			goto out;
-		}
-		if (!memcmp(t->v[i].digest, digest, sizeof(digest))) {
-			err = fail(p, line, "entry '%s' has the same token as '%s'", name,
-				   t->v[i].name);
-			goto out;
-		}
-	}
-	if (t->n >= TOKENS_MAX) {
-		err = fail(p, line, "too many tokens: the maximum is %d", TOKENS_MAX);
-		goto out;
-	}
-	e = &t->v[t->n++];
-	snprintf(e->name, sizeof(e->name), "%s", name);
-	e->role = r;
-	memcpy(e->digest, digest, sizeof(digest));
-	err = 0;
-out:
-	explicit_bzero(token, sizeof(token));
+	if (!err)
+		err = add_entry(p, line, &dr, t);
+	/* the secret leaves no copy on the stack */
+	explicit_bzero(dr.token, sizeof(dr.token));
 	return err;
 }
 

@@ -6,177 +6,61 @@
 
 #define N PY_OFF_NONE
 
+/* The field groups of struct py_offsets, each written once; a table row below names a version's
+ * numbers only. Measured with offsetof() against each version's headers (Py_BUILD_CORE,
+ * internal/), kept in tests/unit/test_py_offsets.c. */
+#define PY_VERSION(ma, mi) .major = (ma), .minor = (mi)
+#define PY_RUNTIME(size, interp_head, tss_key) \
+	.runtime_size = (size), .runtime_interp_head = (interp_head), .runtime_tss_key = (tss_key)
+
 /* Fields common to every CPython 3 on x86-64 / arm64 (PyObject, PyBytesObject, PyASCIIObject). */
 #define PY_COMMON \
 	.str_length = 16, .str_state = 32, .bytes_size = 16, .bytes_data = 32, .ob_type = 8
 
-/* 3.6-3.10: PyFrameObject chain. f_lasti is an int. */
-#define PY_OBJECT_FRAMES                                                                   \
-	.layout = PY_FRAMES_OBJECT, .tstate_frame = 24, .cframe_current_frame = N,         \
-	.frame_back = 24, .frame_code = 32, .frame_instr_size = 4, .frame_is_entry = N,    \
-	.frame_owner = N, .owner_cstack = N, .tstate_native_tid = N, .code_qualname = N,   \
-	.code_adaptive = N, .ascii_size = 48, .compact_size = 72, .interp_tstate_head = 8, \
-	.tstate_next = 8
+/* 3.6-3.10: the PyFrameObject chain from tstate->frame; f_lasti is an int. */
+#define PY_OBJECT_FRAMES(instr)                                                             \
+	.layout = PY_FRAMES_OBJECT, .tstate_frame = 24, .cframe_current_frame = N,          \
+	.frame_back = 24, .frame_code = 32, .frame_instr = (instr), .frame_instr_size = 4,  \
+	.frame_is_entry = N, .frame_owner = N, .owner_cstack = N, .tstate_native_tid = N,   \
+	.code_qualname = N, .code_adaptive = N, .ascii_size = 48, .compact_size = 72,       \
+	.interp_tstate_head = 8, .tstate_next = 8
 
-/* Measured with offsetof() against each version's headers (Py_BUILD_CORE, internal/). */
+/* Code objects before 3.11: co_filename, co_name, co_firstlineno, the line table, its format
+ * and the bytes per f_lasti step. */
+#define PY_OLD_CODE(filename, name, firstlineno, linetable, format, unit)                 \
+	.code_filename = (filename), .code_name = (name), .code_firstlineno = (firstlineno), \
+	.code_linetable = (linetable), .line_format = (format), .lasti_unit = (unit)
+
+/* 3.11+: _PyInterpreterFrame chains; the thread list, the frame fields, the code object. */
+#define PY_THREADS(tstate_head, native_tid, frame, cframe_frame)                            \
+	.interp_tstate_head = (tstate_head), .tstate_next = 8, .tstate_native_tid = (native_tid), \
+	.tstate_frame = (frame), .cframe_current_frame = (cframe_frame)
+#define PY_INTERP_FRAMES(back, code, is_entry, owner, cstack)                               \
+	.layout = PY_FRAMES_INTERP, .frame_back = (back), .frame_code = (code),             \
+	.frame_instr = 56, .frame_instr_size = 8, .frame_is_entry = (is_entry),             \
+	.frame_owner = (owner), .owner_cstack = (cstack), .lasti_unit = 2
+#define PY_NEW_CODE(firstlineno, adaptive, ascii, compact)                                  \
+	.code_filename = 112, .code_name = 120, .code_qualname = 128,                       \
+	.code_firstlineno = (firstlineno), .code_linetable = 136, .code_adaptive = (adaptive), \
+	.line_format = PY_LINES_311, .ascii_size = (ascii), .compact_size = (compact)
+
 static const struct py_offsets tables[] = {
-	{ .major = 3,
-	  .minor = 6,
-	  .runtime_size = 0,
-	  .runtime_interp_head = N,
-	  .runtime_tss_key = N,
-	  PY_OBJECT_FRAMES,
-	  .frame_instr = 120,
-	  .lasti_unit = 1,
-	  .code_filename = 96,
-	  .code_name = 104,
-	  .code_firstlineno = 36,
-	  .code_linetable = 112,
-	  .line_format = PY_LINES_LNOTAB,
-	  PY_COMMON },
-	{ .major = 3,
-	  .minor = 7,
-	  .runtime_size = 1520,
-	  .runtime_interp_head = 24,
-	  .runtime_tss_key = 1504 + 4,
-	  PY_OBJECT_FRAMES,
-	  .frame_instr = 104,
-	  .lasti_unit = 1,
-	  .code_filename = 96,
-	  .code_name = 104,
-	  .code_firstlineno = 36,
-	  .code_linetable = 112,
-	  .line_format = PY_LINES_LNOTAB,
-	  PY_COMMON },
-	{ .major = 3,
-	  .minor = 8,
-	  .runtime_size = 1464,
-	  .runtime_interp_head = 32,
-	  .runtime_tss_key = 1392 + 4,
-	  PY_OBJECT_FRAMES,
-	  .frame_instr = 104,
-	  .lasti_unit = 1,
-	  .code_filename = 104,
-	  .code_name = 112,
-	  .code_firstlineno = 40,
-	  .code_linetable = 120,
-	  .line_format = PY_LINES_LNOTAB,
-	  PY_COMMON },
-	{ .major = 3,
-	  .minor = 9,
-	  .runtime_size = 656,
-	  .runtime_interp_head = 32,
-	  .runtime_tss_key = 584 + 4,
-	  PY_OBJECT_FRAMES,
-	  .frame_instr = 104,
-	  .lasti_unit = 1,
-	  .code_filename = 104,
-	  .code_name = 112,
-	  .code_firstlineno = 40,
-	  .code_linetable = 120,
-	  .line_format = PY_LINES_LNOTAB,
-	  PY_COMMON },
-	{ .major = 3,
-	  .minor = 10,
-	  .runtime_size = 672,
-	  .runtime_interp_head = 32,
-	  .runtime_tss_key = 584 + 4,
-	  PY_OBJECT_FRAMES,
-	  .frame_instr = 96,
-	  .lasti_unit = 2,
-	  .code_filename = 104,
-	  .code_name = 112,
-	  .code_firstlineno = 40,
-	  .code_linetable = 120,
-	  .line_format = PY_LINES_310,
-	  PY_COMMON },
-	{ .major = 3,
-	  .minor = 11,
-	  .runtime_size = 166688,
-	  .runtime_interp_head = 40,
-	  .runtime_tss_key = 592 + 4,
-	  .interp_tstate_head = 16,
-	  .tstate_next = 8,
-	  .tstate_native_tid = 160,
-	  .tstate_frame = 56,
-	  .cframe_current_frame = 8,
-	  .layout = PY_FRAMES_INTERP,
-	  .frame_back = 48,
-	  .frame_code = 32,
-	  .frame_instr = 56,
-	  .frame_instr_size = 8,
-	  .frame_is_entry = 68,
-	  .frame_owner = N,
-	  .owner_cstack = N,
-	  .lasti_unit = 2,
-	  .code_filename = 112,
-	  .code_name = 120,
-	  .code_qualname = 128,
-	  .code_firstlineno = 72,
-	  .code_linetable = 136,
-	  .code_adaptive = 184,
-	  .line_format = PY_LINES_311,
-	  .ascii_size = 48,
-	  .compact_size = 72,
-	  PY_COMMON },
-	{ .major = 3,
-	  .minor = 12,
-	  .runtime_size = 459944,
-	  .runtime_interp_head = 40,
-	  .runtime_tss_key = 1544 + 4,
-	  .interp_tstate_head = 72,
-	  .tstate_next = 8,
-	  .tstate_native_tid = 144,
-	  .tstate_frame = 56,
-	  .cframe_current_frame = 0,
-	  .layout = PY_FRAMES_INTERP,
-	  .frame_back = 8,
-	  .frame_code = 0,
-	  .frame_instr = 56,
-	  .frame_instr_size = 8,
-	  .frame_is_entry = N,
-	  .frame_owner = 70,
-	  .owner_cstack = 3,
-	  .lasti_unit = 2,
-	  .code_filename = 112,
-	  .code_name = 120,
-	  .code_qualname = 128,
-	  .code_firstlineno = 68,
-	  .code_linetable = 136,
-	  .code_adaptive = 192,
-	  .line_format = PY_LINES_311,
-	  .ascii_size = 40,
-	  .compact_size = 56,
-	  PY_COMMON },
-	{ .major = 3,
-	  .minor = 13,
-	  .runtime_size = 283320,
-	  .runtime_interp_head = 632,
-	  .runtime_tss_key = 2160 + 4,
-	  .interp_tstate_head = 7344,
-	  .tstate_next = 8,
-	  .tstate_native_tid = 160,
-	  .tstate_frame = 72,
-	  .cframe_current_frame = N,
-	  .layout = PY_FRAMES_INTERP,
-	  .frame_back = 8,
-	  .frame_code = 0,
-	  .frame_instr = 56,
-	  .frame_instr_size = 8,
-	  .frame_is_entry = N,
-	  .frame_owner = 70,
-	  .owner_cstack = 3,
-	  .lasti_unit = 2,
-	  .code_filename = 112,
-	  .code_name = 120,
-	  .code_qualname = 128,
-	  .code_firstlineno = 68,
-	  .code_linetable = 136,
-	  .code_adaptive = 200,
-	  .line_format = PY_LINES_311,
-	  .ascii_size = 40,
-	  .compact_size = 56,
-	  PY_COMMON },
+	{ PY_VERSION(3, 6), PY_RUNTIME(0, N, N), PY_OBJECT_FRAMES(120),
+	  PY_OLD_CODE(96, 104, 36, 112, PY_LINES_LNOTAB, 1), PY_COMMON },
+	{ PY_VERSION(3, 7), PY_RUNTIME(1520, 24, 1504 + 4), PY_OBJECT_FRAMES(104),
+	  PY_OLD_CODE(96, 104, 36, 112, PY_LINES_LNOTAB, 1), PY_COMMON },
+	{ PY_VERSION(3, 8), PY_RUNTIME(1464, 32, 1392 + 4), PY_OBJECT_FRAMES(104),
+	  PY_OLD_CODE(104, 112, 40, 120, PY_LINES_LNOTAB, 1), PY_COMMON },
+	{ PY_VERSION(3, 9), PY_RUNTIME(656, 32, 584 + 4), PY_OBJECT_FRAMES(104),
+	  PY_OLD_CODE(104, 112, 40, 120, PY_LINES_LNOTAB, 1), PY_COMMON },
+	{ PY_VERSION(3, 10), PY_RUNTIME(672, 32, 584 + 4), PY_OBJECT_FRAMES(96),
+	  PY_OLD_CODE(104, 112, 40, 120, PY_LINES_310, 2), PY_COMMON },
+	{ PY_VERSION(3, 11), PY_RUNTIME(166688, 40, 592 + 4), PY_THREADS(16, 160, 56, 8),
+	  PY_INTERP_FRAMES(48, 32, 68, N, N), PY_NEW_CODE(72, 184, 48, 72), PY_COMMON },
+	{ PY_VERSION(3, 12), PY_RUNTIME(459944, 40, 1544 + 4), PY_THREADS(72, 144, 56, 0),
+	  PY_INTERP_FRAMES(8, 0, N, 70, 3), PY_NEW_CODE(68, 192, 40, 56), PY_COMMON },
+	{ PY_VERSION(3, 13), PY_RUNTIME(283320, 632, 2160 + 4), PY_THREADS(7344, 160, 72, N),
+	  PY_INTERP_FRAMES(8, 0, N, 70, 3), PY_NEW_CODE(68, 200, 40, 56), PY_COMMON },
 };
 
 int py_offsets_for_version(unsigned major, unsigned minor, const struct py_offsets **out)
