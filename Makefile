@@ -41,7 +41,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 # The folders of sources, bottom layer first (docs/architecture.md).
-SRC_DIRS := base cgroups symbols profile runtimes runtimes/go runtimes/python daemon daemon/collectors \
+SRC_DIRS := base cgroups symbols profile runtimes runtimes/go runtimes/python runtimes/jvm daemon daemon/collectors \
 	daemon/capture daemon/agent
 LIB_SRCS := $(foreach d,$(SRC_DIRS),$(filter-out daemon/main.c,$(wildcard $(d)/*.c)))
 LIB_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(LIB_SRCS))
@@ -87,9 +87,10 @@ LAYER_base := base
 LAYER_cgroups := cgroups base
 LAYER_symbols := symbols base
 LAYER_profile := profile base
-LAYER_runtimes := runtimes runtimes/go runtimes/python cgroups symbols profile base
+LAYER_runtimes := runtimes runtimes/go runtimes/python runtimes/jvm cgroups symbols profile base
 LAYER_runtimes/go := $(LAYER_runtimes)
 LAYER_runtimes/python := $(LAYER_runtimes)
+LAYER_runtimes/jvm := $(LAYER_runtimes)
 dir_objs = $(patsubst %.c,$(OUTPUT)/obj/%.o,$(wildcard $(addsuffix /*.c,$(1))))
 mod_objs = $(if $(filter daemon%,$(call mod_dir,$(1))),$(LIB_OBJS),\
 	$(sort $(call dir_objs,$(LAYER_$(call mod_dir,$(1))))))
@@ -218,6 +219,8 @@ FUZZ_SRCS_config := daemon/config.c base/text.c cgroups/rules.c cgroups/owner.c 
 FUZZ_SRCS_kube := daemon/agent/kube_parse.c
 FUZZ_SRCS_request := daemon/agent/request.c daemon/capture/question.c
 FUZZ_SRCS_pycode := runtimes/python/py_code.c runtimes/python/py_offsets.c runtimes/python/py_linetable.c
+FUZZ_SRCS_jvm_vmstructs := runtimes/jvm/jvm_vmstructs.c symbols/elf_file.c symbols/procmaps.c
+FUZZ_SRCS_jvm_attach := runtimes/jvm/jvm_attach.c $(FUZZ_SRCS_jvm_vmstructs)
 fuzz_srcs = $(if $(FUZZ_SRCS_$(1)),$(FUZZ_SRCS_$(1)) $(wildcard base/*.c),\
 	$(patsubst $(OUTPUT)/obj/%.o,%.c,$(call mod_objs,$(1))))
 $(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(call fuzz_srcs,$$*)

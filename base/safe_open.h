@@ -12,10 +12,19 @@
  *   resolves to the mapped file itself, never as a path;
  * - first opens it O_PATH and fstat()s it: anything but a regular file is refused before it is
  *   really opened (no driver's open() of a device, no wait on a FIFO);
+ *   (statx AT_STATX_DONT_SYNC: from the inode the kernel holds, never asking a FUSE server);
  * - refuses a file above the caller's size cap and, for a mapping, an inode that differs;
+ * - refuses (-EREMOTE) a file on a FUSE or network file system (safe_open_fs_remote()), or on
+ *   a mount the process's /proc/PID/mountinfo does not list: O_NONBLOCK means nothing to a
+ *   regular file, and there a single open() or read() waits for as long as the FUSE server (a
+ *   process the container may run) or the network server wants, which no deadline of ours
+ *   can cut. A path walk in a process that has such mounts uses only cached lookups, else
+ *   stays on the root's own mount (-EXDEV), so that no lookup waits on them either;
  * - then reopens that very inode O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC.
- * safe_read_fd() then reads at most a byte cap within a time budget (a file that never ends,
- * a trickling FUSE server). All functions are thread-safe.
+ * safe_read_fd() then reads at most a byte cap within a time budget (a file that never ends).
+ * The mount check needs the process: every function below has it except
+ * safe_open_in_root() (a bare root fd), and safe_open_in_root_path() of a root not named
+ * ".../PID/root". All functions are thread-safe.
  *
  * tests/lint/check_opens.sh fails the build when a file outside base/ opens a path under
  * /proc/PID/root or map_files any other way.
@@ -23,6 +32,7 @@
 #ifndef SLIDEOPS_BASE_SAFE_OPEN_H
 #define SLIDEOPS_BASE_SAFE_OPEN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,8 +60,10 @@ int safe_open_root(const char *proc_root, uint32_t tgid);
 
 /*
  * Opens @path (absolute or relative, resolved with @rootfd as "/") for reading, checked as
- * the file comment says. Returns an fd (O_RDONLY | O_NONBLOCK | O_CLOEXEC), or -ENOTSUP (not a
- * regular file), -EFBIG, -ESTALE, -ELOOP (a link loop or a magic link), -ENOENT, -EACCES ...
+ * the file comment says (without the mount check: prefer safe_open_in_proc_root()). Returns an
+ * fd (O_RDONLY | O_NONBLOCK | O_CLOEXEC), or -ENOTSUP (not a regular file), -EFBIG, -ESTALE,
+ * -ELOOP (a link loop or a magic link), -EREMOTE, -EXDEV (the other functions), -ENOENT,
+ * -EACCES ...
  */
 int safe_open_in_root(int rootfd, const char *path, const struct safe_open_opts *o);
 
@@ -94,6 +106,18 @@ int safe_read_fd(int fd, size_t max, int timeout_ms, char **out, size_t *out_len
  */
 int safe_read_in_root(const char *root, const char *path, size_t max, int timeout_ms,
 		      char **out, size_t *out_len);
+
+/* Whether file system type @type (mountinfo's: "fuse.sshfs", "nfs4") is refused. */
+bool safe_open_fs_remote(const char *type);
+
+/*
+ * The type of mount @mnt_id in @mountinfo (the text of /proc/PID/mountinfo) into @type (@size
+ * bytes), and in @any_remote (may be NULL) whether any of its mounts is of a type
+ * safe_open_fs_remote() refuses. Returns 0, -ENOENT (no such mount; @any_remote still set),
+ * -ERANGE (the type does not fit in @size), -EINVAL.
+ */
+int safe_open_mount_type(const char *mountinfo, uint64_t mnt_id, char *type, size_t size,
+			 bool *any_remote);
 
 /*
  * A short reason for a note ("is not a regular file") for the errors above, or NULL for one

@@ -11,6 +11,9 @@
   report.py report RUNS_DIR DURATION OUT.md
       Read every run under RUNS_DIR (NAME.I/), take the median per profiler and print, and
       write, the Markdown tables.
+
+  report.py python RUNS_DIR DURATION
+      The Python row of bench/python.sh (runs WORKLOAD-PROFILER.I/): print its Markdown table.
 """
 import json
 import os
@@ -126,16 +129,21 @@ def _read_float(path):
         return None
 
 
-def _burn_rate(d):
-    total, n = 0.0, 0
+def _burners(d):
+    """The figures of each workload process of run D: its burn.I line (burn.c, pyburn.py)
+    'burn iters=N wall=S cpu=S rate=R' as a dict of floats."""
+    out = []
     for name in sorted(os.listdir(d)):
         if name.startswith("burn."):
             with open(os.path.join(d, name)) as f:
-                m = re.search(r"rate=(\d+)", f.read())
-            if m:
-                total += float(m.group(1))
-                n += 1
-    return total if n else None
+                out.append(dict((k, float(v)) for k, v in
+                                re.findall(r"(iters|wall|cpu|rate)=([\d.]+)", f.read())))
+    return out
+
+
+def _burn_rate(d):
+    rates = [b["rate"] for b in _burners(d) if "rate" in b]
+    return sum(rates) if rates else None
 
 
 def _stat(d):
@@ -153,21 +161,40 @@ def _stat(d):
         return None, None
 
 
+def _burn_rate_cpu(d):
+    """Iterations per CPU second of the workload processes together: steadier than the wall
+    rate when other load takes CPU time from them, and still charged with the sampling
+    interrupts (they run in the interrupted task's time)."""
+    bs = [b for b in _burners(d) if "iters" in b and "cpu" in b]
+    cpu = sum(b["cpu"] for b in bs)
+    return sum(b["iters"] for b in bs) / cpu if cpu else None
+
+
 def _burn_cpu(d):
-    total = 0.0
-    for name in os.listdir(d):
-        if name.startswith("burn."):
-            with open(os.path.join(d, name)) as f:
-                m = re.search(r"cpu=([\d.]+)", f.read())
-            if m:
-                total += float(m.group(1))
-    return total
+    return sum(b.get("cpu", 0.0) for b in _burners(d))
+
+
+def _py_frames(path):
+    """The median number of Python frames in the samples of bench/pyburn.py's loop (from
+    <module> to hot, root first in profile.collapsed), or None without such samples."""
+    depths = []
+    try:
+        with open(path) as f:
+            for line in f:
+                stack, _, n = line.rstrip("\n").rpartition(" ")
+                frames = stack.split(";")
+                if "hot" in frames and "<module>" in frames:
+                    d = frames.index("hot") - frames.index("<module>") + 1
+                    depths += [d] * min(int(n), 1000)
+    except (OSError, ValueError):
+        return None
+    return statistics.median(depths) if depths else None
 
 
 def _run(d, name, duration):
     r = {"cpu": None, "bpf": 0.0, "bpf_cnt": 0, "rss": None, "ttr": None, "rate": _burn_rate(d),
          "wall": None, "samples": None, "ok": os.path.exists(os.path.join(d, "ok")),
-         "burn_cpu": _burn_cpu(d)}
+         "burn_cpu": _burn_cpu(d), "rate_cpu": _burn_rate_cpu(d)}
     r["busy"], r["steal"] = _stat(d)
     try:
         with open(os.path.join(d, "bpf.json")) as f:
@@ -201,6 +228,7 @@ def _run(d, name, duration):
             r["samples"] = s.get("sample_count")
         except (OSError, ValueError):
             pass
+        r["pyframes"] = _py_frames(os.path.join(d, "out", "profile.collapsed"))
     if r["busy"] is not None:
         r["other"] = r["busy"] - r["burn_cpu"] - (r["cpu"] or 0.0)
     else:
@@ -217,25 +245,46 @@ def _fmt(v, spec):
     return "n/a" if v is None else format(v, spec)
 
 
-def report(runs_dir, duration, out_md):
-    order = ["baseline", "ours", "perf", "bpftrace"]
+MED_KEYS = ("cpu", "bpf", "bpf_cnt", "rss", "ttr", "rate", "wall", "samples", "burn_cpu", "busy",
+            "steal", "other", "pyframes", "rate_cpu")
+
+
+def _medians(runs_dir, names, duration):
+    """{run name: medians over its repeats} for the runs NAME.I/ under RUNS_DIR; a run's
+    profiler is the part of NAME after the last '-' ("py10-ours" -> "ours")."""
     runs = {}
     for ent in sorted(os.listdir(runs_dir)):
-        m = re.match(r"^(\w+)\.(\d+)$", ent)
-        if m and m.group(1) in order:
-            runs.setdefault(m.group(1), []).append(_run(os.path.join(runs_dir, ent), m.group(1),
-                                                        duration))
+        m = re.match(r"^([\w-]+)\.(\d+)$", ent)
+        if m and m.group(1) in names:
+            runs.setdefault(m.group(1), []).append(
+                _run(os.path.join(runs_dir, ent), m.group(1).rsplit("-", 1)[-1], duration))
     med = {}
     for name, rs in runs.items():
-        med[name] = {k: _median([r[k] for r in rs]) for k in
-                     ("cpu", "bpf", "bpf_cnt", "rss", "ttr", "rate", "wall", "samples",
-                               "burn_cpu", "busy", "steal", "other")}
-        med[name]["n"] = len(rs)
-        med[name]["ok"] = all(r["ok"] for r in rs)
-        if med[name]["cpu"] is not None:
-            med[name]["total"] = med[name]["cpu"] + (med[name]["bpf"] or 0.0)
-        else:
-            med[name]["total"] = None
+        m = med[name] = {k: _median([r.get(k) for r in rs]) for k in MED_KEYS}
+        m["n"] = len(rs)
+        m["ok"] = all(r["ok"] for r in rs)
+        m["total"] = m["cpu"] + (m["bpf"] or 0.0) if m["cpu"] is not None else None
+    return med
+
+
+def _md_table(header, rows):
+    """A Markdown table: the first column left-aligned, the others right-aligned."""
+    out = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out
+
+
+def _ratio(m, total):
+    return (m["total"] / total) if (total and m["total"] is not None) else None
+
+
+def _slowdown(m, base_rate):
+    return ((1 - m["rate"] / base_rate) * 100) if (base_rate and m["rate"]) else None
+
+
+def report(runs_dir, duration, out_md):
+    order = ["baseline", "ours", "perf", "bpftrace"]
+    med = _medians(runs_dir, order, duration)
     base_rate = med.get("baseline", {}).get("rate")
     perf_total = med.get("perf", {}).get("total")
     labels = {
@@ -244,46 +293,43 @@ def report(runs_dir, duration, out_md):
         "bpftrace": "bpftrace profile:hz:99 kstack,ustack,comm",
         "baseline": "none (baseline)",
     }
+    names = [n for n in order if n in med]
     lines = []
     lines.append(f"Whole-server capture of {duration:g} s at 99 Hz, 2 burn processes (one per core); "
                  f"median of {max((m['n'] for m in med.values()), default=0)} run(s).")
     lines.append("")
-    lines.append("| profiler | CPU s (user+sys) | BPF prog CPU s | total CPU s | ratio to perf "
-                 "| peak RSS MB | time-to-result s | workload slowdown % |")
-    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for name in order:
-        if name not in med:
-            continue
+    rows = []
+    for name in names:
         m = med[name]
-        ratio = (m["total"] / perf_total) if (perf_total and m["total"] is not None) else None
-        slow = ((1 - m["rate"] / base_rate) * 100) if (base_rate and m["rate"]) else None
         if name == "baseline":
-            lines.append(f"| {labels[name]} | - | - | - | - | - | - | "
-                         f"0.0 (rate {_fmt(base_rate and base_rate / 1e6, '.1f')} M it/s) |")
+            rows.append([labels[name]] + ["-"] * 6 +
+                        [f"0.0 (rate {_fmt(base_rate and base_rate / 1e6, '.1f')} M it/s)"])
             continue
         bpf = "n/a (in-kernel, not measured)" if name == "perf" else _fmt(m["bpf"], ".3f")
-        lines.append(f"| {labels[name]}{'' if m['ok'] else ' (FAILED)'} | {_fmt(m['cpu'], '.3f')} "
-                     f"| {bpf} | {_fmt(m['total'], '.3f')} | {_fmt(ratio, '.3f')} "
-                     f"| {_fmt(m['rss'], '.1f')} | {_fmt(m['ttr'], '.3f')} | {_fmt(slow, '.1f')} |")
+        rows.append([labels[name] + ("" if m["ok"] else " (FAILED)"), _fmt(m["cpu"], ".3f"), bpf,
+                     _fmt(m["total"], ".3f"), _fmt(_ratio(m, perf_total), ".3f"),
+                     _fmt(m["rss"], ".1f"), _fmt(m["ttr"], ".3f"),
+                     _fmt(_slowdown(m, base_rate), ".1f")])
+    lines += _md_table(["profiler", "CPU s (user+sys)", "BPF prog CPU s", "total CPU s",
+                        "ratio to perf", "peak RSS MB", "time-to-result s",
+                        "workload slowdown %"], rows)
     lines.append("")
     lines.append("Details (medians):")
     lines.append("")
-    lines.append("| profiler | wall s | samples | BPF runs | BPF ns/run | burn rate M it/s "
-                 "| workload lost CPU s | burners CPU s | machine busy CPU s | other CPU s | steal s |")
-    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for name in order:
-        if name not in med:
-            continue
+    rows = []
+    for name in names:
         m = med[name]
         nsrun = (m["bpf"] * 1e9 / m["bpf_cnt"]) if m["bpf_cnt"] else None
         # the slowdown as CPU seconds: what the 2 burners lost over the capture, in every form
         lost = ((1 - m["rate"] / base_rate) * 2 * duration) if (base_rate and m["rate"]) else None
-        lines.append(f"| {labels[name]} | {_fmt(m['wall'], '.2f')} | {_fmt(m['samples'], '.0f')} "
-                     f"| {_fmt(m['bpf_cnt'] or None, '.0f')} | {_fmt(nsrun, '.0f')} "
-                     f"| {_fmt(m['rate'] and m['rate'] / 1e6, '.1f')} | {_fmt(lost, '.2f')} "
-                     f"| {_fmt(m['burn_cpu'], '.2f')} "
-                     f"| {_fmt(m['busy'], '.2f')} | {_fmt(m['other'], '.2f')} "
-                     f"| {_fmt(m['steal'], '.2f')} |")
+        rows.append([labels[name], _fmt(m["wall"], ".2f"), _fmt(m["samples"], ".0f"),
+                     _fmt(m["bpf_cnt"] or None, ".0f"), _fmt(nsrun, ".0f"),
+                     _fmt(m["rate"] and m["rate"] / 1e6, ".1f"), _fmt(lost, ".2f"),
+                     _fmt(m["burn_cpu"], ".2f"), _fmt(m["busy"], ".2f"), _fmt(m["other"], ".2f"),
+                     _fmt(m["steal"], ".2f")])
+    lines += _md_table(["profiler", "wall s", "samples", "BPF runs", "BPF ns/run",
+                        "burn rate M it/s", "workload lost CPU s", "burners CPU s",
+                        "machine busy CPU s", "other CPU s", "steal s"], rows)
     lines.append("")
     lines.append("workload lost CPU s = workload slowdown x 2 cores x the duration: everything the "
                  "profiler took from the workload during the capture, its in-kernel sampling "
@@ -297,7 +343,7 @@ def report(runs_dir, duration, out_md):
         lines.append("")
         lines.append("Targets (slideops-profiler):")
         lines.append("")
-        ratio = (o["total"] / perf_total) if (perf_total and o["total"] is not None) else None
+        ratio = _ratio(o, perf_total)
 
         def verdict(ok):
             return "n/a" if ok is None else ("met" if ok else "NOT met")
@@ -318,11 +364,60 @@ def report(runs_dir, duration, out_md):
     sys.stdout.write(text)
 
 
+def python(runs_dir, duration):
+    """The Python row (bench/python.sh): per workload, baseline, ours and perf."""
+    workloads = ["native", "py10", "py50"]
+    names = [f"{w}-{p}" for w in workloads for p in ("baseline", "ours", "perf")]
+    med = _medians(runs_dir, names, duration)
+    labels = {"native": "bench/burn.c (no Python)", "py10": "bench/pyburn.py, 10 frames",
+              "py50": "bench/pyburn.py, 50 frames"}
+    rows = []
+    for w in workloads:
+        base, perf = med.get(f"{w}-baseline"), med.get(f"{w}-perf")
+        perf_total = perf and perf["total"]
+        for p in ("ours", "perf"):
+            m = med.get(f"{w}-{p}")
+            if not m:
+                continue
+            nsrun = (m["bpf"] * 1e9 / m["bpf_cnt"]) if m["bpf_cnt"] else None
+            rows.append([labels[w], "slideops-profiler" if p == "ours" else "perf record + script",
+                         _fmt(m["cpu"], ".3f"),
+                         "n/a" if p == "perf" else _fmt(m["bpf"], ".3f"),
+                         _fmt(m["total"], ".3f"), _fmt(_ratio(m, perf_total), ".3f"),
+                         _fmt(m["bpf_cnt"] or None, ".0f"), _fmt(nsrun, ".0f"),
+                         _fmt(m["pyframes"], ".0f") if p == "ours" else "-",
+                         _fmt(base and base["rate"] and base["rate"] / 1e6, ".2f"),
+                         _fmt(m["rate"] and m["rate"] / 1e6, ".2f"),
+                         _fmt(_slowdown(m, base and base["rate"]), ".1f")
+                         + ("" if m["ok"] else " (FAILED)"),
+                         _fmt(base and base["rate_cpu"] and base["rate_cpu"] / 1e6, ".2f"),
+                         _fmt(m["rate_cpu"] and m["rate_cpu"] / 1e6, ".2f"),
+                         _fmt(base and base["rate_cpu"] and m["rate_cpu"] and
+                              (1 - m["rate_cpu"] / base["rate_cpu"]) * 100, ".1f")])
+    reps = max((m["n"] for m in med.values()), default=0)
+    lines = [f"Whole-server capture of {duration:g} s at 99 Hz, 2 workload processes (one per "
+             f"core); median of {reps} run(s).", ""]
+    lines += _md_table(["workload", "profiler", "CPU s (user+sys)", "BPF prog CPU s",
+                        "total CPU s", "ratio to perf", "BPF runs", "BPF ns/run",
+                        "Python frames/sample", "baseline M it/s", "M it/s",
+                        "workload slowdown %", "baseline M it/CPU s", "M it/CPU s",
+                        "slowdown per CPU s %"], rows)
+    lines.append("")
+    lines.append("BPF ns/run: both cores run the workload, so every run of the sampler is a sample "
+                 "of it; Python frames/sample: the median depth of the named Python stacks in "
+                 "our profile.collapsed (<module> to hot); M it/CPU s: the workload's "
+                 "iterations per CPU second it got (the sampling interrupts included), steadier "
+                 "than per wall second when other processes take CPU time from it.")
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
 def main(argv):
     if len(argv) == 4 and argv[1] == "watch":
         watch(int(argv[2]), argv[3])
     elif len(argv) == 5 and argv[1] == "report":
         report(argv[2], float(argv[3]), argv[4])
+    elif len(argv) == 4 and argv[1] == "python":
+        python(argv[2], float(argv[3]))
     else:
         sys.stderr.write(__doc__)
         return 2

@@ -18,7 +18,8 @@
 #
 # Env: BIN, OUTPUT (set by make), DURATION (default 30), REPEAT (default 1 when DURATION >= 20,
 # else 3; the table shows medians), PROFILERS (default "baseline ours perf bpftrace"),
-# UNWINDER (default 1: also run the unwinder comparison, unwinder_bench below; 0 skips it).
+# UNWINDER (default 1: also run the unwinder comparison, unwinder_bench below; 0 skips it),
+# PYTHON_BENCH (default 1: also run the Python row, bench/python.sh; 0 skips it).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -56,28 +57,13 @@ for p in $PROFILERS; do
 	if [ "$p" = ours ] && [ ! -x "$BIN" ]; then die "no binary at $BIN (run: make bench)"; fi
 done
 
-mkdir -p "$W"
-rm -rf "$RUNS"
-mkdir -p "$RUNS"
-cc -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror "$here/burn.c" -o "$W/burn"
-
-# --- kernel settings, restored on exit ----------------------------------------------------------
-old_stats=$(sysctl -n kernel.bpf_stats_enabled)
-bg_pids=()
-cleanup() {
-	for p in "${bg_pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	sysctl -qw kernel.bpf_stats_enabled="$old_stats" || true
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-sysctl -qw kernel.bpf_stats_enabled=1
-
-TIMEFMT='%U %S %M %e'
-now() { date +%s.%N; }
+# shellcheck source=bench/common.sh
+. "$here/common.sh"
+bench_prepare	# kernel.bpf_stats_enabled on until exit
 
 # run_one NAME DIR: the profiler NAME for DURATION seconds while 2 burners run.
 run_one() {
-	local name=$1 d=$2 pid wpid i
+	local name=$1 d=$2 i
 	local burners=()
 	mkdir -p "$d"
 	head -1 /proc/stat >"$d/stat.0"
@@ -85,61 +71,11 @@ run_one() {
 		"$W/burn" "$DURATION" >"$d/burn.$i" &
 		burners+=($!)
 	done
-	case $name in
-	baseline)
-		sleep "$DURATION"
-		: >"$d/ok"
-		;;
-	ours)
-		(
-			/usr/bin/time -f "$TIMEFMT" -o "$d/time.0" \
-				"$BIN" capture --server --question cpu --duration "$DURATION" --out "$d/out" \
-				>"$d/log" 2>&1 && : >"$d/ok"
-		) &
-		pid=$!
-		;;
-	perf)
-		(
-			/usr/bin/time -f "$TIMEFMT" -o "$d/time.0" \
-				perf record -F 99 -a -g -o "$d/perf.data" -- \
-				sh -c "sleep $DURATION; date +%s.%N > '$d/sleep_end'" >"$d/log" 2>&1 &&
-				now >"$d/record_end" &&
-				/usr/bin/time -f "$TIMEFMT" -o "$d/time.1" \
-					perf script -i "$d/perf.data" >/dev/null 2>>"$d/log" && : >"$d/ok"
-		) &
-		pid=$!
-		;;
-	bpftrace)
-		# bpftrace's system() takes a format string: stamp the end of sampling from a script
-		printf '#!/bin/sh\ndate +%%s.%%N > %s/bt_end\n' "$d" >"$d/stamp.sh"
-		chmod +x "$d/stamp.sh"
-		(
-			/usr/bin/time -f "$TIMEFMT" -o "$d/time.0" \
-				bpftrace --unsafe -e "profile:hz:99 { @[kstack, ustack, comm] = count(); }
-					interval:s:$DURATION { system(\"$d/stamp.sh\"); exit(); }" \
-				>"$d/bpftrace.out" 2>"$d/log" && now >"$d/exit_end" && : >"$d/ok"
-		) &
-		pid=$!
-		;;
-	*) die "unknown profiler $name" ;;
-	esac
-	if [ "$name" != baseline ]; then
-		"$PY" "$here/report.py" watch "$pid" "$d/bpf.json" &
-		wpid=$!
-		bg_pids+=("$wpid")
-		wait "$pid" || true
-		wait "$wpid" || true
-	fi
+	profiler_start "$name" "$d" || die "unknown profiler $name"
+	profiler_finish "$name" "$d"
 	for i in "${burners[@]}"; do wait "$i" || true; done
 	head -1 /proc/stat >"$d/stat.1"
 	[ -e "$d/ok" ] || log "$name FAILED: see $d/log"
-	if [ "$name" = perf ] && [ -e "$d/perf.data" ]; then
-		# not timed: the number of samples, for the details table
-		perf report -i "$d/perf.data" --stats 2>/dev/null |
-			awk '/SAMPLE events:/ { print $3; exit }' >"$d/samples" || true
-		rm -f "$d/perf.data" "$d/perf.data.old"
-	fi
-	if [ "$name" = bpftrace ]; then gzip -f "$d/bpftrace.out" 2>/dev/null || true; fi
 }
 
 # The figures mean something only on an otherwise idle machine: say so when it is not.
@@ -231,5 +167,10 @@ unwinder_bench() {
 if [ "${UNWINDER:-1}" = 1 ]; then
 	log "unwinder: tables, then frame pointers vs DWARF ($DURATION s each, cpu and wall)"
 	unwinder_bench
+fi
+# The Python row (issue 13): bench/python.sh, appended to the results.
+if [ "${PYTHON_BENCH:-1}" = 1 ]; then
+	BIN=$BIN OUTPUT=$OUTPUT "$here/python.sh"
+	{ echo; cat "$W/python/python.md"; } >>"$W/results.md"
 fi
 cat "$W/results.md"

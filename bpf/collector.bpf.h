@@ -102,6 +102,21 @@ static __always_inline void announce(__u32 tgid, __u64 cgroup_id)
 	bpf_ringbuf_submit(ev, 0);
 }
 
+/*
+ * A process that execs runs another program: it is forgotten, so that its next event announces
+ * it again and user space reads its new maps, name and runtime (a shell that execs python3 is
+ * first seen as the shell). One delete per exec on the server. A raw tracepoint: no tracefs
+ * and no CO-RE relocation; daemon/collectors/collector.c attaches it.
+ */
+SEC("raw_tp/sched_process_exec")
+int collector_exec(void *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	bpf_map_delete_elem(&seen, &tgid);
+	return 0;
+}
+
 /* count_slot() with its arguments spelt out. */
 static __always_inline void *count_slot_of(void *counts, const void *key, void *zero, char *comm,
 					   __u32 comm_len, __u32 drop_stat, __u32 tgid,

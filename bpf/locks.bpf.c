@@ -23,6 +23,9 @@
 #define COLLECTOR_NEW_TASK struct locks_new_task
 #include "collector.bpf.h"
 
+/* CPython frames (issue 13): python_procs, python_stacks, py_stack_id() */
+#include "python.bpf.h"
+
 /* errno value (vmlinux.h has no uapi errno). */
 #define EAGAIN 11
 
@@ -96,6 +99,7 @@ static __always_inline int wait_enter(void *ctx, __u32 kind)
 		return 0;
 	}
 	s->user_stack_id = user_stack_id();
+	s->py_stack = py_stack_id(tgid);
 	s->kind = kind;
 	/* last: a non-zero start marks the record complete */
 	s->start_ns = bpf_ktime_get_ns();
@@ -126,6 +130,7 @@ static __always_inline int wait_exit(struct locks_sys_exit *ctx)
 	key.cgroup_id = bpf_get_current_cgroup_id();
 	key.user_stack_id = s->user_stack_id;
 	key.kind = s->kind;
+	key.py_stack = s->py_stack;
 
 	val = count_slot(&counts, &key, &zero, LOCKS_STAT_DROP_COUNTS);
 	if (!val)

@@ -19,7 +19,7 @@
 /* PERF_MAX_STACK_DEPTH: the kernel's limit for bpf_get_stackid() */
 #define LOCKS_MAX_STACK_DEPTH 127
 /* Map sizes (overridable before load). Stack map: 4096 * 127 * 8 B = 4 MiB of kernel memory;
- * counts: 16384 * (24 + 32) B plus hash overhead, about 2 MiB. */
+ * counts: 16384 * (32 + 32) B plus hash overhead, about 2 MiB. */
 #define LOCKS_DEFAULT_STACK_ENTRIES 4096
 #define LOCKS_DEFAULT_COUNT_ENTRIES 16384
 #define LOCKS_DEFAULT_SEEN_ENTRIES 16384
@@ -79,6 +79,7 @@ struct locks_key {
 	__u64 cgroup_id;	/* cgroup v2 id of the task */
 	__s32 user_stack_id;	/* < 0: no user stack (lost, or -EFAULT) */
 	__u32 kind;		/* LOCKS_KIND_* */
+	__u64 py_stack;		/* python_stacks key (bpf/python.h); 0: no Python stack */
 };
 
 struct locks_value {
@@ -92,6 +93,7 @@ struct locks_start {
 	__u64 start_ns;		/* bpf_ktime_get_ns() at sys_enter */
 	__s32 user_stack_id;
 	__u32 kind;
+	__u64 py_stack;
 };
 
 /* Ring buffer event: a tgid seen for the first time, so user space can snapshot it while it

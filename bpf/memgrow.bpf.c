@@ -25,6 +25,9 @@
 #define COLLECTOR_NEW_TASK struct mg_new_task
 #include "collector.bpf.h"
 
+/* CPython frames (issue 13): python_procs, python_stacks, py_stack_id() */
+#include "python.bpf.h"
+
 /* include/linux/err.h: syscall returns in [-MAX_ERRNO, -1] are errors */
 #define MAX_ERRNO 4095
 /* uapi mman flags */
@@ -123,6 +126,7 @@ static __always_inline __u64 page_up(__u64 n)
 static __always_inline void get_stacks(void *ctx, struct mg_key *key, bool kernel)
 {
 	key->user_stack_id = uw_user_stack_task();
+	key->py_stack = py_stack_id(key->tgid);
 	key->kern_stack_id = kernel ? bpf_get_stackid(ctx, &stacks, 0) : -1;
 	if (stack_lost(key->user_stack_id) || stack_lost(key->kern_stack_id))
 		stat_inc(MG_STAT_DROP_STACKS);
@@ -248,6 +252,7 @@ static __always_inline void make_mapping(void *ctx, __u64 addr, __u64 bytes)
 	m.tid = key.tid;
 	m.user_stack_id = key.user_stack_id;
 	m.cgroup_id = key.cgroup_id;
+	m.py_stack = key.py_stack;
 	if (bpf_map_update_elem(&mappings, &mkey, &m, BPF_ANY))
 		stat_inc(MG_STAT_DROP_MAPPINGS);
 }
@@ -287,6 +292,7 @@ static __always_inline void release_range(__u64 addr, __u64 len)
 	key.tid = m.tid;
 	key.cgroup_id = m.cgroup_id;
 	key.user_stack_id = m.user_stack_id;
+	key.py_stack = m.py_stack;
 	key.kern_stack_id = -1;
 	key.kind = MG_KIND_UNMAP;
 	account(&key, -(__s64)take);

@@ -22,7 +22,7 @@
 /* PERF_MAX_STACK_DEPTH: the kernel's limit for bpf_get_stackid() */
 #define MG_MAX_STACK_DEPTH 127
 /* Map sizes (overridable before load). Stack map: 8192 * 127 * 8 B = 8 MiB of kernel memory;
- * counts 16384 * (32 + 32) B = 1 MiB; mappings 16384 * (16 + 24) B = 640 KiB, each one a
+ * counts 16384 * (40 + 32) B = 1.1 MiB; mappings 16384 * (16 + 32) B = 768 KiB, each one a
  * malloc chunk of 128 KiB or more (glibc), so 2 GiB of live mappings before netting is lost. */
 #define MG_DEFAULT_STACK_ENTRIES 8192
 #define MG_DEFAULT_COUNT_ENTRIES 16384
@@ -66,6 +66,7 @@ struct mg_key {
 	__s32 kern_stack_id;	/* < 0: none (only kernel-mode faults carry one) */
 	__u32 kind;		/* MG_KIND_* */
 	__u32 pad;
+	__u64 py_stack;		/* python_stacks key (bpf/python.h); 0: no Python stack */
 };
 
 struct mg_value {
@@ -101,6 +102,7 @@ struct mg_mapping {
 	__u32 tid;
 	__s32 user_stack_id;
 	__u64 cgroup_id;
+	__u64 py_stack;
 };
 
 /* Ring buffer event: a tgid seen for the first time. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The CPython frame walk (bpf/python.h), included by bpf/sampler.bpf.c. For a sample of a
- * process in python_procs: the thread's own PyThreadState from its pthread key slot (glibc's
+ * The CPython frame walk (bpf/python.h), included by bpf/sampler.bpf.c (on-CPU samples and
+ * switch-outs), bpf/locks.bpf.c and bpf/memgrow.bpf.c. It walks `current`, so only where the
+ * task is current: not from the threads iterator. For an event of a process in python_procs: the thread's own PyThreadState from its pthread key slot (glibc's
  * struct pthread, at the thread's fsbase), not the GIL holder, so a thread running C code
  * with the GIL released still shows its own Python stack; then its frames, leaf first, one
  * bpf_probe_read_user() of at most PY_FRAME_READ_MAX bytes each, in a bpf_loop() (the
@@ -37,6 +38,27 @@ struct {
 	__uint(max_entries, PY_DEFAULT_STACK_ENTRIES);
 } python_stacks SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, PY_STAT_MAX);
+} py_stats SEC(".maps");
+
+static __always_inline void py_stat_inc(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&py_stats, &idx);
+
+	if (v)
+		(*v)++;
+}
+
+/*
+ * One walk at a time per CPU in each object: tracepoint and perf_event programs do not nest
+ * (bpf_prog_active; a fault taken by the walk's own reads does not run memgrow's fault
+ * programs), and sched_switch runs with interrupts off, so the cpu-clock sample cannot
+ * interrupt a switch-out's walk.
+ */
 struct py_walk {
 	struct py_proc proc;
 	__u64 frame;
@@ -154,7 +176,7 @@ static __always_inline __u64 py_top_frame(struct py_proc *p)
 	return frame;
 }
 
-/* The sample's Python stack id (0: none), after walking and storing its frames. */
+/* The Python stack id of `current` (0: none), after walking and storing its frames. */
 static __always_inline __u64 py_stack_id(__u32 tgid)
 {
 	struct py_loop l = {};
@@ -188,10 +210,14 @@ static __always_inline __u64 py_stack_id(__u32 tgid)
 	w->hash = (w->hash ^ w->stack.flags) * 0x100000001b3ull;
 	if (!w->hash)
 		w->hash = 1;
+	py_stat_inc(PY_STAT_WALKS);
+	/* -EEXIST when another CPU stored the same stack meanwhile: the lookup finds it */
 	if (!bpf_map_lookup_elem(&python_stacks, &w->hash) &&
 	    bpf_map_update_elem(&python_stacks, &w->hash, &w->stack, BPF_NOEXIST) &&
-	    !bpf_map_lookup_elem(&python_stacks, &w->hash))
+	    !bpf_map_lookup_elem(&python_stacks, &w->hash)) {
+		py_stat_inc(PY_STAT_DROP_STACKS);
 		return 0;
+	}
 	return w->hash;
 }
 

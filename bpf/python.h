@@ -6,7 +6,15 @@
  * For a sample whose tgid is in `python_procs`, the thread's PyThreadState is read from its
  * glibc pthread key slot (fsbase + tls_slot), then up to PY_MAX_FRAMES frames are walked and
  * their (code object, instruction) pairs stored in `python_stacks` under a 64-bit hash of the
- * stack, which goes into the sample's key (sampler_key.py_stack; 0: no Python stack).
+ * stack, which goes into the event's key (sampler_key, sampler_off_key, locks_key, mg_key:
+ * py_stack; 0: no Python stack). Every collector that takes user stacks (sampler, locks,
+ * memgrow) includes the walk, each with its own maps; daemon/collectors/collector.c registers
+ * the processes in each and reads the stacks back.
+ *
+ * python_stacks holds each distinct stack once, for as long as the counts that name it: user
+ * space reads it with the counts at the drain and then clears it
+ * (collector__python_clear()). When it is full a new stack is not stored and the event keeps
+ * its native frames (PY_STAT_DROP_STACKS, reported with the lost samples).
  */
 #ifndef SLIDEOPS_BPF_PYTHON_H
 #define SLIDEOPS_BPF_PYTHON_H
@@ -25,6 +33,11 @@
 
 #define PY_LAYOUT_OBJECT 1 /* 3.6-3.10: PyFrameObject, f_lasti is an int */
 #define PY_LAYOUT_INTERP 2 /* 3.11+: _PyInterpreterFrame, an instruction pointer */
+
+/* Per-CPU counters of the walk, indexes into `py_stats`. */
+#define PY_STAT_WALKS 0	      /* events of a registered process whose frames were walked */
+#define PY_STAT_DROP_STACKS 1 /* python_stacks full: the event keeps native frames */
+#define PY_STAT_MAX 2
 
 /* python_procs value: tgid -> how to walk its frames. */
 struct py_proc {

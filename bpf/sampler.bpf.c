@@ -158,6 +158,8 @@ static __always_inline void switch_out(void *ctx, struct sampler_off_start *st, 
 	st->kern_stack_id = bpf_get_stackid(ctx, &stacks, 0);
 	if (stack_lost(st->user_stack_id) || stack_lost(st->kern_stack_id))
 		stat_inc(SAMPLER_STAT_DROP_STACKS);
+	/* the Python frames it stopped in (time.sleep() under its caller), as for a sample */
+	st->py_stack = fp_user_stacks ? 0 : py_stack_id(tgid);
 	/* TASK_RUNNING (0) or preempted: it still wants the CPU */
 	st->state = (preempt || !(prev_state & 0xff)) ? SAMPLER_OFF_RUNNABLE : SAMPLER_OFF_BLOCKED;
 	bpf_get_current_comm(st->comm, sizeof(st->comm));
@@ -178,6 +180,7 @@ static __always_inline void switch_in(struct sampler_off_start *st, __u64 now)
 	key.user_stack_id = st->user_stack_id;
 	key.kern_stack_id = st->kern_stack_id;
 	key.state = st->state;
+	key.py_stack = st->py_stack;
 	val = bpf_map_lookup_elem(&offcpu, &key);
 	if (!val) {
 		__builtin_memcpy(zero.comm, st->comm, sizeof(zero.comm));

@@ -56,8 +56,9 @@ struct sampler_off_key {
 	__u64 cgroup_id;
 	__s32 user_stack_id;
 	__s32 kern_stack_id;	/* where it slept in the kernel: names the syscall */
-	__u32 state;		/* PROF_OFF_* */
+	__u32 state;		/* SAMPLER_OFF_* */
 	__u32 pad;
+	__u64 py_stack;		/* python_stacks key at the switch-out (bpf/python.h); 0: none */
 };
 
 struct sampler_off_value {
@@ -76,6 +77,7 @@ struct sampler_off_start {
 	__s32 kern_stack_id;
 	__u32 state;
 	__u32 pad;
+	__u64 py_stack;
 	char comm[SAMPLER_COMM_LEN];
 };
 

@@ -177,12 +177,61 @@ bool report_is_go_std(const char *function)
 	return !memchr(function, '.', first_end - function);
 }
 
+/* True when @p (inside @file) starts "/pythonX.Y/" or "/pythonX.Yt/" (a free-threaded build)
+ * right after a "lib" or "lib64" directory. */
+static bool is_stdlib_dir(const char *file, const char *p)
+{
+	size_t before = (size_t)(p - file);
+	const char *v = p + strlen("/python");
+	int dots = 0;
+
+	if (!((before >= 4 && !strncmp(p - 4, "/lib", 4)) ||
+	      (before >= 6 && !strncmp(p - 6, "/lib64", 6)) ||
+	      (before == 3 && !strncmp(file, "lib", 3)) ||
+	      (before == 5 && !strncmp(file, "lib64", 5))))
+		return false;
+	if (*v < '0' || *v > '9')
+		return false;
+	for (; (*v >= '0' && *v <= '9') || *v == '.'; v++)
+		dots += *v == '.';
+	if (*v == 't')
+		v++;
+	/* "python3/" (Debian's /usr/lib/python3/, only dist-packages) is not one version's stdlib */
+	return dots == 1 && v[-1] != '.' && *v == '/';
+}
+
+bool report_is_python_std(const char *file)
+{
+	const char *p;
+
+	if (!file || !*file)
+		return false;
+	/* Frozen modules are standard library compiled into the interpreter: importlib's
+	 * bootstrap on every version, and os, codecs, site, ... since 3.11. */
+	if (!strncmp(file, "<frozen ", 8))
+		return true;
+	/* Third-party packages are the application's, even under the interpreter's prefix. */
+	if (strstr(file, "/site-packages/") || strstr(file, "/dist-packages/"))
+		return false;
+	for (p = strstr(file, "/python"); p; p = strstr(p + 1, "/python"))
+		if (is_stdlib_dir(file, p))
+			return true;
+	return false;
+}
+
 static bool frame_is_system(const struct prof_frame_info *f)
 {
 	if (f->lang == PROF_LANG_KERNEL || f->lang == PROF_LANG_OWNER)
 		return true;
 	if (f->lang == PROF_LANG_GO && report_is_go_std(f->function))
 		return true;
+	/* A Python frame's mapping is its source file (pyframes): never a shared library, so only
+	 * the standard library test applies ("json/encoder.py" under handle_request is
+	 * handle_request's time, as libc's memcpy under build_report is build_report's). A code
+	 * object that could not be read ("[python]") goes to its caller too, as before. */
+	if (f->lang == PROF_LANG_PYTHON)
+		return report_is_python_std(f->file && *f->file ? f->file : f->mapping) ||
+		       (f->mapping && f->mapping[0] == '[');
 	return report_is_system_dso(f->mapping);
 }
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report: what a profile says, in numbers and in words: shares by owner and process, the top
- * function of each ("of yours": the leaf-most frame outside the kernel and system libraries),
- * stripped binaries worth a card, and the answer sentence of seed 001.
+ * function of each ("of yours": the leaf-most frame outside the kernel, the system libraries
+ * and the standard libraries of Go and Python), stripped binaries worth a card, and the answer
+ * sentence of seed 001.
  *
  * Pure computation over a profile; no I/O. The report owns all its strings.
  */
@@ -90,6 +91,16 @@ bool report_is_system_dso(const char *path);
  * of package main and of module paths ("github.com/acme/billing.Build") are the program's.
  */
 bool report_is_go_std(const char *function);
+
+/*
+ * True when a Python source file is the interpreter's standard library: "<frozen ...>"
+ * modules, and files under a "lib/pythonX.Y/" (or lib64, or "pythonX.Yt" for a free-threaded
+ * build) that are not in site-packages or dist-packages ("/usr/lib/python3.11/json/encoder.py",
+ * "/root/.pyenv/versions/3.12.1/lib/python3.12/re/__init__.py"). Such frames are never the
+ * function "of yours": their time goes to the application's function that called them.
+ * Exec'd code ("<string>", "<generated>"), NULL and "" are not the standard library.
+ */
+bool report_is_python_std(const char *file);
 
 /*
  * The answer, e.g. "Over 10 seconds, Unit billing-worker.service used 54% of the CPU time on

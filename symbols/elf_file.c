@@ -3,10 +3,14 @@
 
 #include <byteswap.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "base/text.h"
 
 struct elf_file {
 	int fd;			/* -1: in memory */
@@ -375,8 +379,11 @@ int elf_file__open(int fd, const struct elf_file_opts *opts, struct elf_file **o
 		return -errno;
 	if (!S_ISREG(sb.st_mode))
 		return -EINVAL;
-	if ((uint64_t)sb.st_size > max_file_size(opts))
+	if ((uint64_t)sb.st_size > max_file_size(opts)) {
+		elf_skip_set(opts ? opts->skip : NULL, ELF_SKIP_FILE, "", (uint64_t)sb.st_size,
+			     max_file_size(opts));
 		return -EFBIG;
+	}
 	ef = calloc(1, sizeof(*ef));
 	if (!ef)
 		return -ENOMEM;
@@ -762,4 +769,69 @@ int elf_file__foreach_sym(const struct elf_file *ef, uint32_t type, uint64_t max
 			return ret;
 	}
 	return 0;
+}
+
+void elf_skip_set(struct elf_skip *skip, enum elf_skip_kind kind, const char *what,
+		  uint64_t claimed, uint64_t limit)
+{
+	if (!skip || skip->kind != ELF_SKIP_NONE)
+		return;
+	skip->kind = kind;
+	/* A section name is the file's own text: valid UTF-8, cut at a character boundary. */
+	text_utf8_sanitize_copy(skip->what, sizeof(skip->what), what ? what : "",
+				what ? strlen(what) : 0);
+	skip->claimed = claimed;
+	skip->limit = limit;
+}
+
+/* "1 GiB", "1.9 GiB", "200 MiB", "20 KiB", "512 bytes": one decimal below ten units. */
+static void format_bytes(uint64_t n, char *buf, size_t size)
+{
+	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	uint64_t whole = n, tenths = 0;
+	unsigned u = 0;
+
+	while (whole >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		tenths = (whole % 1024) * 10 / 1024;
+		whole /= 1024;
+		u++;
+	}
+	if (u && whole < 10 && tenths)
+		snprintf(buf, size, "%" PRIu64 ".%" PRIu64 " %s", whole, tenths, units[u]);
+	else
+		snprintf(buf, size, "%" PRIu64 " %s", whole, units[u]);
+}
+
+size_t elf_skip_format(const struct elf_skip *skip, char *buf, size_t size)
+{
+	char claimed[32], limit[32];
+	const char *what;
+
+	if (!buf || !size)
+		return 0;
+	buf[0] = '\0';
+	if (!skip)
+		return 0;
+	what = skip->what[0] ? skip->what : "a section";
+	format_bytes(skip->claimed, claimed, sizeof(claimed));
+	format_bytes(skip->limit, limit, sizeof(limit));
+	switch (skip->kind) {
+	case ELF_SKIP_OVER_LIMIT:
+		snprintf(buf, size, "%s claims %s, over the %s limit", what, claimed, limit);
+		break;
+	case ELF_SKIP_SPARSE:
+		snprintf(buf, size, "%s claims %s, but the file has %s on disk", what, claimed,
+			 limit);
+		break;
+	case ELF_SKIP_COUNT:
+		snprintf(buf, size, "%s holds %" PRIu64 " symbols, over the limit of %" PRIu64,
+			 what, skip->claimed, skip->limit);
+		break;
+	case ELF_SKIP_FILE:
+		snprintf(buf, size, "the file is %s, over the %s limit", claimed, limit);
+		break;
+	default:
+		break;
+	}
+	return text_utf8_trim_partial(buf);
 }

@@ -44,8 +44,40 @@
 #define ELF_FILE_SPARSE_SLACK (1u << 20)
 #define ELF_FILE_SPARSE_RATIO 4u
 
+/*
+ * What a limit kept from being read, for the capture's notes ("2 files were not read for
+ * names"): the first claim a reader refused. The readers that take one (elf_file__open,
+ * elf_symtab, gopclntab) record the first refusal and leave a record already set alone.
+ */
+enum elf_skip_kind {
+	ELF_SKIP_NONE,
+	ELF_SKIP_OVER_LIMIT,	/* @what claims @claimed bytes, over the @limit bytes read */
+	ELF_SKIP_SPARSE,	/* @what claims @claimed bytes, the file has @limit on disk */
+	ELF_SKIP_COUNT,		/* @what holds @claimed symbols, over the @limit kept */
+	ELF_SKIP_FILE,		/* the file is @claimed bytes, over the @limit */
+};
+
+struct elf_skip {
+	enum elf_skip_kind kind;
+	char what[24];		/* a section name as the file spells it, made valid UTF-8 */
+	uint64_t claimed, limit;
+};
+
+/* Records a refusal into @skip (NULL: nothing) unless it holds one already. */
+void elf_skip_set(struct elf_skip *skip, enum elf_skip_kind kind, const char *what,
+		  uint64_t claimed, uint64_t limit);
+
+/*
+ * The reason in words, valid UTF-8, into @buf (@size bytes, cut at a character boundary):
+ * ".symtab claims 1 GiB, but the file has 20 KiB on disk", ".gopclntab claims 200 MiB, over
+ * the 48 MiB limit", ".symtab holds 5000000 symbols, over the limit of 4194304", "the file
+ * is 3 GiB, over the 2 GiB limit"; "" for ELF_SKIP_NONE. Returns the length written.
+ */
+size_t elf_skip_format(const struct elf_skip *skip, char *buf, size_t size);
+
 struct elf_file_opts {
 	uint64_t max_file_size;	/* larger files give -EFBIG; default 2 GiB */
+	struct elf_skip *skip;	/* non-NULL: receives ELF_SKIP_FILE with that -EFBIG */
 };
 
 struct elf_file;

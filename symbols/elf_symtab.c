@@ -70,6 +70,7 @@ struct elf_symtab {
 	bool stripped;
 	char build_id[ELF_BUILD_ID_HEX_MAX];
 	char go_build_id[GO_BUILD_ID_MAX];
+	struct elf_skip *skip;	/* the caller's, during the load only; may be NULL */
 };
 
 struct notes {
@@ -451,6 +452,27 @@ static int push_sym(struct elf_symtab *st, const struct elf_file *ef, const Elf6
 }
 
 /*
+ * Whether table @idx, claiming @len bytes, is not to be read: over @max (0: no cap of its
+ * own), or a sparse file's claim (holes read as zeros: walking it would only cost time).
+ * Records why in @skip.
+ */
+static bool skip_claim(const struct elf_file *ef, size_t idx, uint64_t len, uint64_t max,
+		       struct elf_skip *skip)
+{
+	const char *name = elf_file__section_name(ef, idx);
+
+	if (max && len > max) {
+		elf_skip_set(skip, ELF_SKIP_OVER_LIMIT, name, len, max);
+		return true;
+	}
+	if (!elf_file__backed(ef, len)) {
+		elf_skip_set(skip, ELF_SKIP_SPARSE, name, len, elf_file__allocated(ef));
+		return true;
+	}
+	return false;
+}
+
+/*
  * Adds the function symbols of symbol table @symidx. With @ndedup, the symbols [0, @ndedup)
  * (sorted) are already loaded, and a symbol at an address one of them starts at adds nothing:
  * .dynsym repeats .symtab. A table that is not readable as such (outside the file, a string
@@ -470,13 +492,13 @@ static int load_table(const struct elf_file *ef, size_t symidx, size_t max_syms,
 	strsh = elf_file__shdr(ef, sh->sh_link);
 	n = sh->sh_size / ent;
 	if (!n || sh->sh_type == SHT_NOBITS || !strsh || strsh->sh_type != SHT_STRTAB ||
-	    strsh->sh_size > ELF_FILE_MAX_READ || sh->sh_offset > elf_file__size(ef) ||
+	    sh->sh_offset > elf_file__size(ef) ||
 	    sh->sh_size > elf_file__size(ef) - sh->sh_offset ||
 	    strsh->sh_offset > elf_file__size(ef) ||
 	    strsh->sh_size > elf_file__size(ef) - strsh->sh_offset)
 		return 0;
-	/* A sparse file's claim (holes read as zeros): walking it would only cost time. */
-	if (!elf_file__backed(ef, sh->sh_size) || !elf_file__backed(ef, strsh->sh_size))
+	if (skip_claim(ef, symidx, sh->sh_size, 0, st->skip) ||
+	    skip_claim(ef, sh->sh_link, strsh->sh_size, ELF_FILE_MAX_READ, st->skip))
 		return 0;
 	/* Section indexes past SHN_LORESERVE live in a parallel table (SHN_XINDEX). */
 	if (!find_shndx(ef, symidx, &xsh) &&
@@ -507,6 +529,8 @@ static int load_table(const struct elf_file *ef, size_t symidx, size_t max_syms,
 			    (ndedup && has_start(st->syms, ndedup, sym.st_value)))
 				continue;
 			if (st->nsyms >= max_syms) {
+				elf_skip_set(st->skip, ELF_SKIP_COUNT,
+					     elf_file__section_name(ef, symidx), n, max_syms);
 				err = -E2BIG;
 				break;
 			}
@@ -515,6 +539,9 @@ static int load_table(const struct elf_file *ef, size_t symidx, size_t max_syms,
 	}
 	if (!err)
 		err = resolve_names(ef, strsh, from, st);
+	if (err == -E2BIG)
+		elf_skip_set(st->skip, ELF_SKIP_OVER_LIMIT, elf_file__section_name(ef, sh->sh_link),
+			     strsh->sh_size, NAMES_MAX);
 out:
 	free(xbuf);
 	free(buf);
@@ -642,6 +669,7 @@ static int load_elf(const struct elf_file *ef, const struct elf_symtab_opts *o,
 	if (!st)
 		return -ENOMEM;
 	st->e_type = elf_file__ehdr(ef)->e_type;
+	st->skip = o->skip;
 	notes = (struct notes){ st->build_id, st->go_build_id };
 	err = load_segments(ef, st);
 	if (err)
@@ -652,6 +680,7 @@ static int load_elf(const struct elf_file *ef, const struct elf_symtab_opts *o,
 	err = load_syms(ef, o, st);
 	if (err)
 		goto err_free;
+	st->skip = NULL;
 	*out = st;
 	return 0;
 
@@ -669,7 +698,8 @@ int elf_symtab__from_fd(int fd, const struct elf_symtab_opts *opts, struct elf_s
 	if (fd < 0 || !out)
 		return -EINVAL;
 	fill_opts(opts, &o);
-	err = elf_file__open(fd, &(struct elf_file_opts){ .max_file_size = o.max_file_size }, &ef);
+	err = elf_file__open(fd, &(struct elf_file_opts){ .max_file_size = o.max_file_size,
+							  .skip = o.skip }, &ef);
 	if (err)
 		return err;
 	err = load_elf(ef, &o, out);
@@ -688,7 +718,8 @@ int elf_symtab__from_memory(const void *buf, size_t len, const struct elf_symtab
 		return -EINVAL;
 	fill_opts(opts, &o);
 	err = elf_file__open_memory(buf, len,
-				    &(struct elf_file_opts){ .max_file_size = o.max_file_size }, &ef);
+				    &(struct elf_file_opts){ .max_file_size = o.max_file_size,
+							     .skip = o.skip }, &ef);
 	if (err)
 		return err;
 	err = load_elf(ef, &o, out);

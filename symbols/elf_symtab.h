@@ -24,9 +24,18 @@
 /* Hex text of the longest build id accepted (64 bytes), with its NUL. */
 #define ELF_BUILD_ID_HEX_MAX (2 * 64 + 1)
 
+struct elf_skip;
+
 struct elf_symtab_opts {
 	size_t max_syms;	/* symbols kept at most; more gives -E2BIG; default 4 Mi */
 	uint64_t max_file_size;	/* larger files give -EFBIG; default 2 GiB */
+	/*
+	 * Non-NULL: receives the first symbol or string table a limit kept from being read
+	 * (elf_file.h; ELF_SKIP_NONE when none was), whether the load then fails (-EFBIG,
+	 * -E2BIG) or succeeds without that table (a sparse file's claim, a string table over
+	 * ELF_FILE_MAX_READ). Set its kind to ELF_SKIP_NONE before the call.
+	 */
+	struct elf_skip *skip;
 };
 
 struct elf_symtab;

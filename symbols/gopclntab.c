@@ -809,6 +809,12 @@ int gopclntab__from_elf(const struct elf_file *ef, const struct gopclntab_opts *
 			goto err_free;
 		}
 		if (sh->sh_size > GOPCLNTAB_MAX_READ || !elf_file__backed(ef, sh->sh_size)) {
+			if (sh->sh_size > GOPCLNTAB_MAX_READ)
+				elf_skip_set(opts ? opts->skip : NULL, ELF_SKIP_OVER_LIMIT,
+					     names[i - 1], sh->sh_size, GOPCLNTAB_MAX_READ);
+			else
+				elf_skip_set(opts ? opts->skip : NULL, ELF_SKIP_SPARSE,
+					     names[i - 1], sh->sh_size, elf_file__allocated(ef));
 			err = -E2BIG;
 			goto err_free;
 		}
@@ -854,7 +860,7 @@ int gopclntab__from_fd(int fd, const struct gopclntab_opts *opts, struct gopclnt
 
 	if (!out)
 		return -EINVAL;
-	err = elf_file__open(fd, NULL, &ef);
+	err = elf_file__open(fd, &(struct elf_file_opts){ .skip = opts ? opts->skip : NULL }, &ef);
 	if (err)
 		return err;
 	err = gopclntab__from_elf(ef, opts, out);

@@ -46,8 +46,12 @@ struct elf_file;
 /* Frames of one pc: the physical function and up to 31 levels of inlining into it. */
 #define GOPCLNTAB_MAX_DEPTH 32
 
+struct elf_skip;
+
 struct gopclntab_opts {
 	bool scan;	/* no .gopclntab section: scan the read-only segments for the header */
+	/* Non-NULL: receives why with -E2BIG and -EFBIG (elf_file.h; untouched otherwise). */
+	struct elf_skip *skip;
 };
 
 struct gopclntab;

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,8 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/safe_open.h"
+#include "base/text.h"
+#include "symbols/elf_file.h"
 #include "symbols/elf_symtab.h"
 #include "symbols/gopclntab.h"
 #include "symbols/kallsyms.h"
@@ -113,6 +116,10 @@ struct symbolizer {
 	bool ksyms_tried;
 
 	struct symbolizer_stats stats;
+
+	struct sym_refused refused[SYMBOLIZER_MAX_REFUSED];
+	uint64_t refused_keys[SYMBOLIZER_MAX_REFUSED_COUNTED][2];	/* dev, inode */
+	size_t nrefused;	/* distinct files, at most SYMBOLIZER_MAX_REFUSED_COUNTED */
 };
 
 static size_t pow2_at_least(size_t n)
@@ -273,6 +280,113 @@ static struct dso *dso_insert(struct symbolizer *s, struct elf_symtab *st)
 	return d;
 }
 
+/* ---- the record of refused files ---- */
+
+/*
+ * Records file (@dev, @ino) at @path as refused, with @reason (one of @skip's, or
+ * safe_open_reason()). A file already recorded is not counted again: open refusals are not
+ * cached, so every process mapping the file comes back here.
+ */
+static void refused_add(struct symbolizer *s, uint64_t dev, uint64_t ino, const char *path,
+			const struct elf_skip *skip, const struct elf_skip *goskip,
+			const char *reason)
+{
+	struct sym_refused *r;
+	size_t i, len;
+
+	for (i = 0; i < s->nrefused; i++)
+		if (s->refused_keys[i][0] == dev && s->refused_keys[i][1] == ino)
+			return;
+	if (s->nrefused >= SYMBOLIZER_MAX_REFUSED_COUNTED)
+		return;
+	s->refused_keys[s->nrefused][0] = dev;
+	s->refused_keys[s->nrefused][1] = ino;
+	if (s->nrefused++ >= SYMBOLIZER_MAX_REFUSED)
+		return;
+	r = &s->refused[s->nrefused - 1];
+	text_utf8_sanitize_copy(r->path, sizeof(r->path), path, strlen(path));
+	if (reason) {
+		snprintf(r->reason, sizeof(r->reason), "%s", reason);
+		return;
+	}
+	r->size = true;
+	len = skip && skip->kind ? elf_skip_format(skip, r->reason, sizeof(r->reason)) : 0;
+	if (goskip && goskip->kind) {
+		if (len && len + 2 < sizeof(r->reason)) {
+			memcpy(r->reason + len, ", ", 3);
+			len += 2;
+		}
+		if (!len || len + 2 < sizeof(r->reason))
+			elf_skip_format(goskip, r->reason + len, sizeof(r->reason) - len);
+	}
+}
+
+size_t symbolizer__refused(const struct symbolizer *s, const struct sym_refused **out,
+			   size_t *total)
+{
+	size_t n = 0;
+
+	if (s)
+		n = s->nrefused < SYMBOLIZER_MAX_REFUSED ? s->nrefused : SYMBOLIZER_MAX_REFUSED;
+	if (out)
+		*out = s ? s->refused : NULL;
+	if (total)
+		*total = s ? s->nrefused : 0;
+	return n;
+}
+
+/* Appends to @buf (@size bytes, @*len used) what @fmt says, as far as it fits. */
+static void __attribute__((format(printf, 4, 5)))
+append(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*len + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *len, size - *len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len = *len + (size_t)n < size ? *len + (size_t)n : size - 1;
+}
+
+size_t symbolizer_refused_note(const struct sym_refused *r, size_t n, size_t total, char *buf,
+			       size_t size)
+{
+	bool any_size = false, any_unsafe = false;
+	size_t i, len = 0;
+
+	if (!buf || !size)
+		return 0;
+	buf[0] = '\0';
+	if (!total || (n && !r))
+		return 0;
+	n = n < total ? n : total;
+	for (i = 0; i < n; i++) {
+		any_size |= r[i].size;
+		any_unsafe |= !r[i].size;
+	}
+	append(buf, size, &len, "%zu %s not read for names%s", total,
+	       total == 1 ? "file was" : "files were",
+	       any_size && any_unsafe ? " (over the size limits, or unsafe to open)" :
+	       any_unsafe	      ? " (unsafe to open)" :
+	       any_size		      ? " (over the size limits)" : "");
+	for (i = 0; i < n; i++)
+		append(buf, size, &len, "%s %s (%s)", i ? "," : ":", r[i].path, r[i].reason);
+	if (total > n)
+		append(buf, size, &len, ", and %zu more", total - n);
+	append(buf, size, &len, "; %s show as addresses where no other table names them.",
+	       total == 1 ? "frames in it" : "frames in them");
+	/* A cut note ends on a whole character and says it was cut. */
+	if (len + 1 >= size && size > 4) {
+		len = text_utf8_truncate(buf, size - 4);
+		memcpy(buf + len, "...", 4);
+		len += 3;
+	}
+	return len;
+}
+
 /* ---- opening mapped files ---- */
 
 static int open_mapped_file(struct symbolizer *s, int tgid, const struct procmaps_entry *e)
@@ -300,9 +414,10 @@ static int open_mapped_file(struct symbolizer *s, int tgid, const struct procmap
  * Without section headers the segments are scanned for it only when the Go build id note
  * says it is there.
  */
-static struct gopclntab *go_load(int fd, const struct elf_symtab *st, int tgid, const char *path)
+static struct gopclntab *go_load(int fd, const struct elf_symtab *st, int tgid, const char *path,
+				  struct elf_skip *skip)
 {
-	struct gopclntab_opts opts = { .scan = elf_symtab__go_build_id(st) != NULL };
+	struct gopclntab_opts opts = { .scan = elf_symtab__go_build_id(st) != NULL, .skip = skip };
 	struct gopclntab *go = NULL;
 	int err;
 
@@ -338,6 +453,7 @@ static size_t go_frames(const struct gopclntab *go, uint64_t vaddr, const struct
 static struct dso *dso_for_file(struct symbolizer *s, int tgid, const struct procmaps_entry *e)
 {
 	uint64_t dev = (uint64_t)e->dev_major << 32 | e->dev_minor;
+	struct elf_skip skip = { ELF_SKIP_NONE }, goskip = { ELF_SKIP_NONE };
 	struct elf_symtab *st = NULL;
 	struct gopclntab *go = NULL;
 	struct dso *d, *poorer = NULL;
@@ -352,8 +468,10 @@ static struct dso *dso_for_file(struct symbolizer *s, int tgid, const struct pro
 	fd = open_mapped_file(s, tgid, e);
 	if (fd < 0) {
 		s->stats.dso_open_failures++;
-		if (safe_open_reason(fd))
+		if (safe_open_reason(fd)) {
 			s->stats.dso_refused++;
+			refused_add(s, dev, e->inode, e->path, NULL, NULL, safe_open_reason(fd));
+		}
 		pr_debug_errno(fd, "symbolizer: open tgid=%d path=%s", tgid, e->path);
 		return NULL;
 	}
@@ -372,12 +490,15 @@ static struct dso *dso_for_file(struct symbolizer *s, int tgid, const struct pro
 			return dso_get(s, poorer);
 		}
 	}
-	err = elf_symtab__from_fd(fd, NULL, &st);
+	err = elf_symtab__from_fd(fd, &(struct elf_symtab_opts){ .skip = &skip }, &st);
 	if (!err)
-		go = go_load(fd, st, tgid, e->path);
+		go = go_load(fd, st, tgid, e->path, &goskip);
 	close(fd);
 	if (err == -ENOMEM)
 		return NULL;
+	/* A failed load is cached below: the file is recorded once, as it is read once. */
+	if (skip.kind != ELF_SKIP_NONE || goskip.kind != ELF_SKIP_NONE)
+		refused_add(s, dev, e->inode, e->path, &skip, &goskip, NULL);
 	s->stats.dso_loads++;
 	if (err)
 		pr_debug_errno(err, "symbolizer: load tgid=%d path=%s", tgid, e->path);

@@ -97,4 +97,37 @@ struct symbolizer_stats {
 
 void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *out);
 
+/*
+ * The files not read (or read only in part) for names, for the capture's notes: a claim over
+ * a size limit (elf_file.h: struct elf_skip), or refused by base/safe_open. One entry per
+ * file (device and inode), the first SYMBOLIZER_MAX_REFUSED kept; the count goes on to
+ * SYMBOLIZER_MAX_REFUSED_COUNTED distinct files.
+ */
+#define SYMBOLIZER_MAX_REFUSED 8
+#define SYMBOLIZER_MAX_REFUSED_COUNTED 256
+
+struct sym_refused {
+	char path[256];		/* as the process names it; valid UTF-8, cut at a character */
+	char reason[192];	/* ".symtab claims 1 GiB, but the file has 20 KiB on disk" */
+	bool size;		/* a size limit (else refused as unsafe to open) */
+};
+
+/*
+ * The refused files so far: the kept entries in @out (borrowed, valid until the next call
+ * that snapshots a process, or __free()), their number returned, and the count of all in
+ * @total (may be NULL).
+ */
+size_t symbolizer__refused(const struct symbolizer *s, const struct sym_refused **out,
+			   size_t *total);
+
+/*
+ * The note about @n refused files @r of @total (pure): "2 files were not read for names (over
+ * the size limits): /app/big.so (.symtab claims 3 GiB, but the file has 20 KiB on disk),
+ * /app/b (the file is 3 GiB, over the 2 GiB limit); frames in them show as addresses where
+ * no other table names them." into @buf (valid UTF-8, cut at a character boundary and
+ * ended "..." when @size is short). Returns the length, 0 (and "") when @total is 0.
+ */
+size_t symbolizer_refused_note(const struct sym_refused *r, size_t n, size_t total, char *buf,
+			       size_t size);
+
 #endif

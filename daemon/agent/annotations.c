@@ -15,12 +15,15 @@
 
 #include <jansson.h>
 
+#include "base/array.h"
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/text.h"
 #include "daemon/agent/request.h"
 
 #define STATUS_GET_TRIES 3
+/* the pod table's bound (kube.h): one request per pod */
+#define ANNOTATIONS_EARLY_MAX 4096
 #define STATUS_BUF_MAX (KUBE_ANNOTATION_MAX * 4)
 #define RESTARTED_MSG "the agent restarted during the capture; annotate again to retry"
 
@@ -43,6 +46,10 @@ struct annotations {
 	bool ready, stopping;
 	struct inbox_item *inbox;	/* ANNOTATIONS_INBOX_MAX slots, a FIFO */
 	size_t inbox_head, ninbox;
+	/* before annotations__start(): what the full inbox could not take (the first pod list
+	 * fires every request at once), kept and run after the inbox; at most one per pod */
+	struct inbox_item *early;
+	size_t early_head, nearly, early_cap;
 	pthread_t requester;
 	bool requester_started;
 };
@@ -403,6 +410,12 @@ static void refuse_busy(struct annotations *a, struct kube *kube, const struct k
 		free(j);
 		return;
 	}
+	/* exactly once: a request settled before (a previous life of the agent refused or ran
+	 * it) keeps its status and gets no second Event */
+	if (already_handled(a, j)) {
+		free(j);
+		return;
+	}
 	snprintf(msg, sizeof(msg), ANNOTATIONS_BUSY_FMT, waiting);
 	count(&a->o.metrics->captures_refused, 1);
 	jobs_audit_raw(a->o.audit, j, "refused", msg);
@@ -419,6 +432,12 @@ void annotations__on_request(void *ctx, const struct kube_request *r)
 
 	pthread_mutex_lock(&a->lock);
 	if (a->stopping) {
+		pthread_mutex_unlock(&a->lock);
+		return;
+	}
+	if (a->ninbox == ANNOTATIONS_INBOX_MAX && !a->kube && a->nearly < ANNOTATIONS_EARLY_MAX &&
+	    !array_ensure((void **)&a->early, &a->early_cap, sizeof(*a->early), a->nearly + 1)) {
+		copy_request(&a->early[a->nearly++], r);
 		pthread_mutex_unlock(&a->lock);
 		return;
 	}
@@ -446,13 +465,17 @@ static void *requester_main(void *arg)
 	}
 	pthread_mutex_lock(&a->lock);
 	for (;;) {
-		while (!a->stopping && (!a->ready || !a->ninbox))
+		while (!a->stopping && (!a->ready || (!a->ninbox && a->early_head == a->nearly)))
 			pthread_cond_wait(&a->cond, &a->lock);
 		if (a->stopping)
 			break;
-		*it = a->inbox[a->inbox_head];
-		a->inbox_head = (a->inbox_head + 1) % ANNOTATIONS_INBOX_MAX;
-		a->ninbox--;
+		if (a->ninbox) {
+			*it = a->inbox[a->inbox_head];
+			a->inbox_head = (a->inbox_head + 1) % ANNOTATIONS_INBOX_MAX;
+			a->ninbox--;
+		} else {
+			*it = a->early[a->early_head++];
+		}
 		pthread_mutex_unlock(&a->lock);
 		handle_request(a, it);
 		pthread_mutex_lock(&a->lock);
@@ -528,5 +551,6 @@ void annotations__free(struct annotations *a)
 		pthread_mutex_destroy(&a->lock);
 	}
 	free(a->inbox);
+	free(a->early);
 	free(a);
 }

@@ -262,9 +262,14 @@ void answer_notes(const struct capture_opts *o, const struct answer_input *in,
 
 	exit_notes(in, r);
 	quiet_notes(o, r);
-	if (r->report && r->report->unnamed_share >= 10.0)
+	if (r->report && r->report->unnamed_share >= 10.0 && !in->nrefused)
 		answer_add_note(r, "Many native frames have no names, because the binaries were "
 				   "built without symbols (%.0f%% of the samples).",
+				r->report->unnamed_share);
+	else if (r->report && r->report->unnamed_share >= 10.0)
+		answer_add_note(r, "Many native frames have no names (%.0f%% of the samples): "
+				   "their binaries were built without symbols, or their files were "
+				   "not read for names (a note below says which).",
 				r->report->unnamed_share);
 	for (i = 0; i < in->nunreadable; i++)
 		answer_add_note(r, "Process %u (%s) could not be read, so its functions have no "

@@ -41,6 +41,8 @@ struct answer_input {
 	const struct go_goroutine_group *groups;
 	size_t ngroups;
 	uint64_t total;			/* goroutines */
+	size_t nrefused;		/* files not read for names (symbolizer__refused()):
+					 * unnamed frames are then not all "built without symbols" */
 };
 
 /* Most processes named one by one in the notes about processes that exited. */

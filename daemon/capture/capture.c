@@ -36,7 +36,7 @@ struct capture {
 	struct owner_resolver *owners;
 	struct frames *frames;
 	struct source *src;
-	struct pyframes *py;		/* the CPythons walked (cpu, wall); may be NULL */
+	struct pyframes *py;		/* the CPythons walked; NULL for memory-held/-alloc */
 	struct go_source *go;		/* Go programs' own profiles; NULL when none are read */
 	struct capture_target_info info;
 	char go_owner[OWNER_NAME_MAX + 32];
@@ -216,6 +216,7 @@ static void answer_input(const struct capture *c, struct answer_input *in,
 	in->ngo = c->info.ngo;
 	if (c->go)
 		in->groups = go_source__goroutines(c->go, &in->ngroups, &in->total);
+	symbolizer__refused(c->sym, NULL, &in->nrefused);
 }
 
 static int write_files(struct capture *c, char *err, size_t size)
@@ -418,7 +419,8 @@ static int capture_setup(struct capture *c, char *err, size_t size)
 		return fail(err, size, ret, "cannot start the owner resolver");
 	fo.sym = c->sym;
 	fo.owners = c->owners;
-	if (o->question == Q_CPU || o->question == Q_WALL) {
+	/* every question whose stacks come from eBPF names the CPython frames (issue 13) */
+	if (o->question != Q_MEMORY_HELD && o->question != Q_MEMORY_ALLOC) {
 		ret = pyframes__new(o->proc_root, &c->py);
 		if (ret)
 			return fail(err, size, ret, "");
@@ -460,6 +462,7 @@ static int start_source(struct capture *c, char *err, size_t size)
 		.on_new_task = frames_on_new_task, .ctx = c->frames,
 		.filter_tgids = o->target.kind != TARGET_SERVER,
 		.ksym = frames_ksym, .ksym_ctx = c->frames,
+		.py = c->py,	/* CPythons that start while it runs */
 	};
 	size_t i;
 	int ret;
@@ -534,6 +537,17 @@ static int read_back(struct capture *c, char *err, size_t size)
 	return 0;
 }
 
+/* The note of the files a size limit or safe_open kept from being read for names. */
+static void refused_note(struct capture *c)
+{
+	const struct sym_refused *r;
+	char note[4096];	/* eight paths and reasons fit */
+	size_t total, n = symbolizer__refused(c->sym, &r, &total);
+
+	if (symbolizer_refused_note(r, n, total, note, sizeof(note)))
+		answer_add_note(c->res, "%s", note);
+}
+
 /* Step 4, naming: the threads table, the report, the answer, the notes, the processes. */
 static int conclude(struct capture *c, char *err, size_t size)
 {
@@ -557,6 +571,7 @@ static int conclude(struct capture *c, char *err, size_t size)
 	answer_input(c, &in, ur);
 	answer_write(c->opts, &in, r);
 	answer_notes(c->opts, &in, r);
+	refused_note(c);
 	if (c->py)
 		pyframes__notes(c->py, r);
 	r->pids = malloc((c->ntracked ? c->ntracked : 1) * sizeof(*r->pids));

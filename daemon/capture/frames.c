@@ -107,11 +107,17 @@ static struct pname *pname_slot(struct frames *f, uint32_t tgid)
 void frames__remember_name(struct frames *f, uint32_t tgid)
 {
 	struct pname *p;
+	char comm[sizeof(p->comm)];
 
-	if (f->npnames >= PNAME_SLOTS / 2)
-		return;
 	p = pname_slot(f, tgid);
-	if (!p || p->tgid)
+	if (p && p->tgid == tgid) {
+		/* announced again after an exec: it runs another program now */
+		proc_read_comm(f->o.proc_root, tgid, comm, sizeof(comm));
+		if (comm[0])
+			memcpy(p->comm, comm, sizeof(comm));
+		return;
+	}
+	if (f->npnames >= PNAME_SLOTS / 2 || !p)
 		return;
 	proc_read_comm(f->o.proc_root, tgid, p->comm, sizeof(p->comm));
 	if (!p->comm[0])
@@ -254,14 +260,20 @@ static int push_frame(struct frames *f, const struct prof_frame_info *fi, uint32
 static int python_frames(struct frames *f, const struct source_sample *s, uint32_t *frames,
 			 size_t *n)
 {
+	static const struct prof_frame_info cut = {
+		.function = PYFRAMES_TRUNCATED, .mapping = "[python]", .lang = PROF_LANG_PYTHON
+	};
 	struct py_merged m[SAMPLER_MAX_STACK_DEPTH + PY_MAX_FRAMES];
 	struct prof_frame_info fi;
-	int i, nm, id;
+	int i, nm, id, outermost = -1;
 	uint32_t ix;
 
 	nm = f->o.py ? pyframes__merge(f->o.py, s, m, ARRAY_SIZE(m)) : 0;
 	if (nm <= 0)
 		return 0;
+	for (i = 0; (s->py_flags & PY_STACK_TRUNCATED) && i < nm; i++)
+		if (m[i].python)
+			outermost = i;
 	for (i = 0; i < nm && *n < 2 * SAMPLER_MAX_STACK_DEPTH; i++) {
 		ix = m[i].index;
 		if (m[i].python) {
@@ -274,13 +286,38 @@ static int python_frames(struct frames *f, const struct source_sample *s, uint32
 		if (id < 0)
 			return id;
 		frames[(*n)++] = (uint32_t)id;
+		/* the frames the walk did not reach sit between it and the interpreter's caller */
+		if (i == outermost && *n < 2 * SAMPLER_MAX_STACK_DEPTH) {
+			id = push_frame(f, &cut, frames, n);
+			if (id < 0)
+				return id;
+		}
 	}
 	return 1;
 }
 
-/* The stack of @s, leaf first: synthetic leaf, kernel frames, user frames. Returns the count or
- * -ENOMEM. */
-static int sample_stack(struct frames *f, const struct source_sample *s, uint32_t *frames)
+/* The language of the program that took sample @s (@frames, @n; @merged: it has Python
+ * frames): Python, else Go when any of its frames is Go's, else native. */
+static enum prof_lang sample_lang(const struct frames *f, const uint32_t *frames, size_t n,
+				  bool merged)
+{
+	const struct prof_frame_info *fi;
+	size_t i;
+
+	if (merged)
+		return PROF_LANG_PYTHON;
+	for (i = 0; i < n; i++) {
+		fi = profile__frame_info(f->prof, frames[i]);
+		if (fi && fi->lang == PROF_LANG_GO)
+			return PROF_LANG_GO;
+	}
+	return PROF_LANG_NATIVE;
+}
+
+/* The stack of @s, leaf first: synthetic leaf, kernel frames, user frames; *@py: it has Python
+ * frames. Returns the count or -ENOMEM. */
+static int sample_stack(struct frames *f, const struct source_sample *s, uint32_t *frames,
+			bool *py)
 {
 	char reason[96];
 	struct prof_frame_info fi = { .function = reason, .mapping = REPORT_WAIT_MAPPING,
@@ -309,6 +346,7 @@ static int sample_stack(struct frames *f, const struct source_sample *s, uint32_
 	merged = s->npyframes ? python_frames(f, s, frames, &n) : 0;
 	if (merged < 0)
 		return merged;
+	*py = merged;
 	for (i = 0; !merged && i < s->nustack && n < 2 * SAMPLER_MAX_STACK_DEPTH; i++) {
 		id = user_frame(f, s->tgid, (i || s->nkstack) ? s->ustack[i] - 1 : s->ustack[i]);
 		if (id < 0)
@@ -326,6 +364,7 @@ int frames_on_sample(void *ctx, const struct source_sample *s)
 	struct prof_labels labels = {};
 	char owner_name[OWNER_NAME_MAX + 32];
 	struct owner o;
+	bool py = false;
 	size_t n;
 	int ret;
 
@@ -334,7 +373,7 @@ int frames_on_sample(void *ctx, const struct source_sample *s)
 	if ((s->leaf == SOURCE_LEAF_WAIT || s->leaf == SOURCE_LEAF_RUNNABLE) &&
 	    s->ustack_err == -EFAULT && !s->nustack)
 		return 0;
-	ret = sample_stack(f, s, frames);
+	ret = sample_stack(f, s, frames, &py);
 	if (ret < 0)
 		return ret;
 	n = (size_t)ret;
@@ -361,7 +400,7 @@ int frames_on_sample(void *ctx, const struct source_sample *s)
 	labels.thread = s->comm;
 	labels.pid = s->tgid;
 	labels.tid = s->tid;
-	labels.lang = PROF_LANG_NATIVE;
+	labels.lang = sample_lang(f, frames, n, py);
 	f->samples += s->oncpu;
 	if (f->o.question == Q_THREADS) {
 		ret = note_thread_fn(f, s->tid, frames, n);

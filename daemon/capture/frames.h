@@ -53,7 +53,8 @@ int frames_on_sample(void *ctx, const struct source_sample *s);
 /* source_ksym_fn_t (@ctx: struct frames): the name of a kernel address, or NULL. */
 const char *frames_ksym(void *ctx, uint64_t ip);
 
-/* Reads and keeps the name of @tgid (once; bounded). */
+/* Reads and keeps the name of @tgid (bounded); read again when @tgid is known (it was announced
+ * again after an exec). */
 void frames__remember_name(struct frames *f, uint32_t tgid);
 /* The remembered name of @tgid (borrowed until frames__free), else @fallback. */
 const char *frames__process_name(struct frames *f, uint32_t tgid, const char *fallback);

@@ -14,6 +14,7 @@
 #include "daemon/capture/source.h"
 #include "daemon/collectors/sampler.h"
 #include "runtimes/detect.h"
+#include "runtimes/detect_cache.h"
 #include "runtimes/python/py_code.h"
 #include "runtimes/python/py_merge.h"
 #include "runtimes/python/py_process.h"
@@ -35,7 +36,9 @@ struct pyframes {
 	struct py_noted noted[PYFRAMES_MAX_NOTED];
 	size_t nnoted, nnot_walked;
 	size_t nover;			/* CPythons past PYFRAMES_MAX_PROCS */
+	size_t nmissed;			/* new processes not looked at (pyframes__missed) */
 	uint64_t unnamed;		/* frames whose code object could not be read */
+	uint64_t truncated;		/* samples deeper than PY_MAX_FRAMES Python frames */
 	int failed;			/* -errno: the sampler walks no Python at all */
 	pid_t read_pid;			/* py_read_process()'s context */
 };
@@ -106,7 +109,9 @@ int pyframes__add(struct pyframes *pf, uint32_t tgid)
 
 	if (find(pf, tgid))
 		return 1;
-	if (runtime_detect(&dopts, (int)tgid, &ri) < 0 || ri.kind != RUNTIME_PYTHON)
+	/* cached by (pid, start time, executable): a process looked at before the capture and
+	 * announced again by its first event costs a stat, an exec is looked at anew */
+	if (runtime_detect_cached(&dopts, (int)tgid, &ri) < 0 || ri.kind != RUNTIME_PYTHON)
 		return 0;
 	if (pf->nprocs >= PYFRAMES_MAX_PROCS) {
 		pf->nover++;
@@ -117,6 +122,8 @@ int pyframes__add(struct pyframes *pf, uint32_t tgid)
 		err = -ENOTSUP;	/* CPython 2: detected, never walked */
 	if (err == -ESRCH || err == -ENOENT)
 		return 0;	/* gone, or not a CPython after all */
+	if (err == -EAGAIN)
+		return err;	/* starting: the caller may ask again */
 	if (err) {
 		note_not_walked(pf, tgid, err, &ri);
 		return 0;
@@ -161,6 +168,11 @@ const struct py_proc *pyframes__bpf_of(const struct pyframes *pf, uint32_t tgid)
 	return p ? &pf->bpf[p - pf->procs] : NULL;
 }
 
+void pyframes__missed(struct pyframes *pf, size_t n)
+{
+	pf->nmissed += n;
+}
+
 void pyframes__set_failed(struct pyframes *pf, int err)
 {
 	pf->failed = err;
@@ -184,6 +196,8 @@ int pyframes__merge(struct pyframes *pf, const struct source_sample *s, struct p
 		kinds[i] = py_process_native_kind(p, s->ustack[i]);
 	for (i = 0; i < np; i++)
 		entry[i] = s->pyframes[i].entry;
+	if (s->py_flags & PY_STACK_TRUNCATED)
+		pf->truncated += s->oncpu ? s->oncpu : 1; /* samples, as frames.c counts them */
 	return py_merge(kinds, nn, entry, np, out, max);
 }
 
@@ -246,6 +260,14 @@ void pyframes__notes(const struct pyframes *pf, struct capture_result *r)
 		answer_add_note(r, "The target runs more than %d CPython processes: the frames of "
 				   "the %zu others show as the interpreter's.", PYFRAMES_MAX_PROCS,
 				pf->nover);
+	if (pf->nmissed)
+		answer_add_note(r, "%zu processes that started during the capture were not checked "
+				   "for CPython (too many at once): if any runs Python, its frames show "
+				   "as the interpreter's.", pf->nmissed);
+	if (pf->truncated)
+		answer_add_note(r, "%llu samples had Python stacks deeper than %d frames: their "
+				   "outermost Python frames are cut, under %s.",
+				(unsigned long long)pf->truncated, PY_MAX_FRAMES, PYFRAMES_TRUNCATED);
 	if (pf->unnamed)
 		answer_add_note(r, "%llu Python frames could not be named (their code objects were "
 				   "freed or unreadable when the samples were read): they show as "

@@ -2,10 +2,11 @@
 /*
  * pyframes: the CPython processes of a capture and the naming of their frames (issue 13).
  *
- * Before the sampler attaches, each process of the target that runtime detection calls CPython
- * is looked at from outside (runtimes/python/py_process.h); the ones that can be walked are
- * registered with the sampler (pyframes__bpf()), the others become a note and keep native
- * frames. At the drain, a sample's Python frames replace its interpreter's eval-loop frames
+ * Before the collectors attach, each process of the target that runtime detection calls
+ * CPython is looked at from outside (runtimes/python/py_process.h); the ones that can be walked
+ * are registered with the collector (pyframes__bpf()), the others become a note and keep native
+ * frames. Processes first seen while collecting are added the same way (pyframes__add(), from
+ * daemon/capture/source.c after each poll). At the drain, a sample's Python frames replace its interpreter's eval-loop frames
  * (runtimes/python/py_merge.h) and are named qualname, file and line from the code objects
  * (runtimes/python/py_code.h). Not thread-safe: one capture, one thread.
  */
@@ -38,7 +39,8 @@ void pyframes__free(struct pyframes *pf);
 /*
  * Looks at process @tgid: a CPython the walk supports is registered (returns 1); a CPython it
  * cannot walk is remembered for the notes, as are processes past PYFRAMES_MAX_PROCS (0); any
- * other process, or one gone, returns 0. Never fails.
+ * other process, or one gone, returns 0; -EAGAIN for a CPython still starting (its thread key
+ * is not created yet: ask again later), not noted.
  */
 int pyframes__add(struct pyframes *pf, uint32_t tgid);
 
@@ -53,6 +55,10 @@ size_t pyframes__bpf(const struct pyframes *pf, const uint32_t **tgids,
 
 /* The walk's record of registered process @tgid (borrowed), or NULL. */
 const struct py_proc *pyframes__bpf_of(const struct pyframes *pf, uint32_t tgid);
+
+/* @n processes first seen during the capture were not looked at, or a CPython among them not
+ * registered (source.h SOURCE_PY_PENDING): said in the notes. */
+void pyframes__missed(struct pyframes *pf, size_t n);
 
 /* The sampler could not walk Python at all (-errno of sampler__new): said in the notes. */
 void pyframes__set_failed(struct pyframes *pf, int err);
@@ -73,7 +79,12 @@ int pyframes__merge(struct pyframes *pf, const struct source_sample *s, struct p
 int pyframes__frame(struct pyframes *pf, const struct source_sample *s, size_t i,
 		    struct prof_frame_info *fi);
 
-/* The notes: CPythons not walked, frames not named, processes past the limit. */
+/* The frame put where the outermost Python frames of a truncated stack were (the walk stops
+ * at PY_MAX_FRAMES), between them and the native frames that called the interpreter. */
+#define PYFRAMES_TRUNCATED "[more Python frames: stack truncated]"
+
+/* The notes: CPythons not walked, frames not named, stacks truncated, processes past the
+ * limit. */
 void pyframes__notes(const struct pyframes *pf, struct capture_result *r);
 
 #endif

@@ -7,7 +7,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "bpf/python.h"
 #include "bpf/sampler.h"
+#include "daemon/capture/py_pending.h"
+#include "daemon/capture/pyframes.h"
 #include "daemon/collectors/locks.h"
 #include "daemon/collectors/memgrow.h"
 #include "daemon/collectors/sampler.h"
@@ -31,6 +34,11 @@ struct source {
 	source_emit_fn_t emit;
 	void *emit_ctx;
 	int python_err;			/* the CPython walk could not start */
+	/* CPythons first seen while collecting (source_opts.py): looked at after the poll */
+	struct pyframes *py;
+	source_task_fn_t on_new_task;
+	void *task_ctx;
+	struct py_pending *pending;
 };
 
 static double mono_s(void)
@@ -69,6 +77,90 @@ void source_wait_reason(source_ksym_fn_t ksym, void *ctx, const uint64_t *kstack
 	snprintf(buf, size, "kernel");
 }
 
+/* First sightings: the capture's callback, then a CPython to look at after the poll (not in the
+ * ring buffer's callback: finding its runtime reads its ELF files). */
+static int on_task(void *ctx, uint32_t tgid, uint64_t cgroup_id)
+{
+	struct source *s = ctx;
+	int err = s->on_new_task ? s->on_new_task(s->task_ctx, tgid, cgroup_id) : 0;
+
+	if (s->pending && !s->python_err && !pyframes__bpf_of(s->py, tgid))
+		py_pending__push(s->pending, tgid);
+	return err;
+}
+
+/* The sampler, walking @o's CPythons from its first sample. */
+static int new_sampler(struct source *s, const struct source_opts *o, unsigned int hz)
+{
+	struct sampler_opts so = { .freq_hz = hz, .filter_tgids = o->filter_tgids,
+				   .offcpu = o->question != Q_CPU, .on_new_task = on_task,
+				   .ctx = s, .py_tgids = o->py_tgids, .py_procs = o->py_procs,
+				   .npy = o->npy };
+	int err;
+
+	err = sampler__new(&so, &s->sampler);
+	if (err && so.npy && err != -EPERM) {
+		/* the CPython walk cannot start here: native frames, and a note */
+		s->python_err = err;
+		so.npy = 0;
+		err = sampler__new(&so, &s->sampler);
+	}
+	return err;
+}
+
+/* locks and memory-growth: their CPythons, registered once they run (the sampler's are before
+ * it attaches). A walk that cannot start leaves native frames and a note. */
+static void add_pythons(struct source *s, const struct source_opts *o)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < o->npy && !err; i++)
+		err = source__add_python(s, o->py_tgids[i], &o->py_procs[i]);
+	if (err && err != -E2BIG)
+		s->python_err = err;
+}
+
+static int new_collectors(struct source *s, const struct source_opts *o, unsigned int hz)
+{
+	int err;
+
+	switch (o->question) {
+	case Q_THREADS: {
+		struct threads_opts to = { .filter_tgids = o->filter_tgids };
+
+		err = threads__new(&to, &s->threads);
+		if (!err)
+			err = thread_table__new(&s->table);
+		if (err)
+			return err;
+	}
+		__attribute__((fallthrough));	/* threads also take on- and off-CPU stacks */
+	case Q_CPU:
+	case Q_WALL:
+		return new_sampler(s, o, hz);
+	case Q_LOCKS: {
+		struct locks_opts lo = { .filter_tgids = o->filter_tgids,
+					 .on_new_task = on_task, .ctx = s };
+
+		err = locks__new(&lo, &s->locks);
+		break;
+	}
+	case Q_MEMORY_GROWTH: {
+		struct memgrow_opts mo = { .filter_tgids = o->filter_tgids,
+					   .on_new_task = on_task, .ctx = s };
+
+		err = memgrow__new(&mo, &s->memgrow);
+		break;
+	}
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (!err)
+		add_pythons(s, o);
+	return err;
+}
+
 int source__new(const struct source_opts *o, struct source **out)
 {
 	struct source *s;
@@ -82,54 +174,12 @@ int source__new(const struct source_opts *o, struct source **out)
 	s->period_ns = 1000000000LL / hz;
 	s->ksym = o->ksym;
 	s->ksym_ctx = o->ksym_ctx;
-	switch (o->question) {
-	case Q_THREADS: {
-		struct threads_opts to = { .filter_tgids = o->filter_tgids };
-
-		err = threads__new(&to, &s->threads);
-		if (!err)
-			err = thread_table__new(&s->table);
-		if (err)
-			break;
-	}
-		__attribute__((fallthrough));	/* threads also take on- and off-CPU stacks */
-	case Q_CPU:
-	case Q_WALL: {
-		struct sampler_opts so = { .freq_hz = hz, .filter_tgids = o->filter_tgids,
-					   .offcpu = o->question != Q_CPU,
-					   .on_new_task = o->on_new_task, .ctx = o->ctx };
-
-		if (o->question != Q_THREADS) {
-			so.py_tgids = o->py_tgids;
-			so.py_procs = o->py_procs;
-			so.npy = o->npy;
-		}
-		err = sampler__new(&so, &s->sampler);
-		if (err && so.npy && err != -EPERM) {
-			/* the CPython walk cannot start here: native frames, and a note */
-			s->python_err = err;
-			so.npy = 0;
-			err = sampler__new(&so, &s->sampler);
-		}
-		break;
-	}
-	case Q_LOCKS: {
-		struct locks_opts lo = { .filter_tgids = o->filter_tgids,
-					 .on_new_task = o->on_new_task, .ctx = o->ctx };
-
-		err = locks__new(&lo, &s->locks);
-		break;
-	}
-	case Q_MEMORY_GROWTH: {
-		struct memgrow_opts mo = { .filter_tgids = o->filter_tgids,
-					   .on_new_task = o->on_new_task, .ctx = o->ctx };
-
-		err = memgrow__new(&mo, &s->memgrow);
-		break;
-	}
-	default:
-		err = -EOPNOTSUPP;
-	}
+	s->on_new_task = o->on_new_task;
+	s->task_ctx = o->ctx;
+	s->py = o->py;
+	err = o->py ? py_pending__new(SOURCE_PY_PENDING, SOURCE_PY_TRIES, &s->pending) : 0;
+	if (!err)
+		err = new_collectors(s, o, hz);
 	if (err) {
 		source__free(s);
 		return err;
@@ -147,6 +197,7 @@ void source__free(struct source *s)
 	memgrow__free(s->memgrow);
 	threads__free(s->threads);
 	thread_table__free(s->table);
+	py_pending__free(s->pending);
 	free(s);
 }
 
@@ -168,9 +219,30 @@ int source__add_tgid(struct source *s, uint32_t tgid)
 
 int source__add_python(struct source *s, uint32_t tgid, const struct py_proc *proc)
 {
-	if (!s->sampler || s->python_err || s->question == Q_THREADS)
+	if (s->python_err)
 		return -EOPNOTSUPP;
-	return sampler__add_python(s->sampler, tgid, proc);
+	if (s->sampler)
+		return sampler__add_python(s->sampler, tgid, proc);
+	if (s->locks)
+		return locks__add_python(s->locks, tgid, proc);
+	if (s->memgrow)
+		return memgrow__add_python(s->memgrow, tgid, proc);
+	return -EOPNOTSUPP;
+}
+
+/* py_pending_fn_t: a process first seen while collecting; walked from now on if a CPython. */
+static int look_python(void *ctx, uint32_t tgid)
+{
+	struct source *s = ctx;
+	int ret;
+
+	if (pyframes__bpf_of(s->py, tgid))
+		return 0;	/* registered meanwhile (the capture's target refresh) */
+	ret = pyframes__add(s->py, tgid);
+	if (ret <= 0)
+		return ret;
+	ret = source__add_python(s, tgid, pyframes__bpf_of(s->py, tgid));
+	return ret ? ret : 1;
 }
 
 int source__python_err(const struct source *s)
@@ -238,19 +310,33 @@ int source__poll(struct source *s, int timeout_ms)
 			timeout_ms = wait > 0 ? wait : 0;
 	}
 	if (s->sampler)
-		return sampler__poll(s->sampler, timeout_ms);
-	if (s->locks)
-		return locks__poll(s->locks, timeout_ms);
-	return memgrow__poll(s->memgrow, timeout_ms);
+		err = sampler__poll(s->sampler, timeout_ms);
+	else if (s->locks)
+		err = locks__poll(s->locks, timeout_ms);
+	else
+		err = memgrow__poll(s->memgrow, timeout_ms);
+	if (s->pending && py_pending__count(s->pending))
+		py_pending__run(s->pending, look_python, s);
+	return err;
 }
 
 int source__stop(struct source *s)
 {
+	int err;
+
 	if (s->sampler)
-		return sampler__stop(s->sampler);
-	if (s->locks)
-		return locks__stop(s->locks);
-	return memgrow__stop(s->memgrow);
+		err = sampler__stop(s->sampler);
+	else if (s->locks)
+		err = locks__stop(s->locks);
+	else
+		err = memgrow__stop(s->memgrow);
+	if (s->pending) {
+		/* their events are over: what is still pending is not looked at */
+		pyframes__missed(s->py, py_pending__missed(s->pending));
+		py_pending__free(s->pending);
+		s->pending = NULL;
+	}
+	return err;
 }
 
 static int emit_sampler(void *ctx, const struct sampler_sample *x)
@@ -260,6 +346,7 @@ static int emit_sampler(void *ctx, const struct sampler_sample *x)
 		.tgid = x->tgid, .tid = x->tid, .cgroup_id = x->cgroup_id, .comm = x->comm,
 		.ustack = x->ustack, .nustack = x->nustack, .ustack_err = x->ustack_err,
 		.kstack = x->kstack, .nkstack = x->nkstack,
+		.pyframes = x->pyframes, .npyframes = x->npyframes, .py_flags = x->py_flags,
 	};
 
 	if (x->offcpu) {
@@ -269,9 +356,6 @@ static int emit_sampler(void *ctx, const struct sampler_sample *x)
 	} else {
 		o.kernel_frames = true;
 		o.oncpu = x->count;
-		o.pyframes = x->pyframes;
-		o.npyframes = x->npyframes;
-		o.py_flags = x->py_flags;
 		if (s->question == Q_WALL) {
 			o.values[0] = (int64_t)x->count * s->period_ns;
 			o.values[1] = (int64_t)x->count;
@@ -292,6 +376,7 @@ static int emit_locks(void *ctx, const struct locks_sample *x)
 		.ustack = x->ustack, .nustack = x->nustack, .ustack_err = x->ustack_err,
 		.leaf = SOURCE_LEAF_TEXT, .leaf_text = leaf,
 		.values = { (int64_t)x->wait_ns, (int64_t)x->count },
+		.pyframes = x->pyframes, .npyframes = x->npyframes, .py_flags = x->py_flags,
 	};
 
 	snprintf(leaf, sizeof(leaf), "[lock wait: %s]", locks_kind_name(x->kind));
@@ -305,6 +390,7 @@ static int emit_memgrow(void *ctx, const struct memgrow_sample *x)
 		.tgid = x->tgid, .tid = x->tid, .cgroup_id = x->cgroup_id, .comm = x->comm,
 		.ustack = x->ustack, .nustack = x->nustack, .ustack_err = x->ustack_err,
 		.kstack = x->kstack, .nkstack = x->nkstack,
+		.pyframes = x->pyframes, .npyframes = x->npyframes, .py_flags = x->py_flags,
 	};
 
 	switch (x->kind) {
@@ -329,8 +415,12 @@ static int offer_stack(void *ctx, const struct sampler_sample *x)
 	int leaf = x->offcpu == SAMPLER_OFF_RUNNABLE ? SOURCE_LEAF_RUNNABLE :
 		   x->offcpu ? SOURCE_LEAF_WAIT : SOURCE_LEAF_NONE;
 
-	thread_table__offer_stack(s->table, x->tgid, x->tid, x->comm, v, x->ustack, x->nustack,
-				  x->kstack, x->nkstack, leaf, NULL);
+	struct thread_stack st = { .value = v, .ustack = x->ustack, .nustack = x->nustack,
+				   .kstack = x->kstack, .nkstack = x->nkstack, .leaf = leaf,
+				   .pyframes = x->pyframes, .npyframes = x->npyframes,
+				   .py_flags = x->py_flags };
+
+	thread_table__offer(s->table, x->tgid, x->tid, x->comm, &st);
 	return 0;
 }
 
@@ -353,6 +443,8 @@ static int drain_threads(struct source *s)
 			.kstack = e[i].kstack, .nkstack = e[i].nkstack,
 			.leaf = e[i].best_leaf,
 			.kernel_frames = e[i].best_leaf == SOURCE_LEAF_NONE,
+			.pyframes = e[i].pyframes, .npyframes = e[i].npyframes,
+			.py_flags = e[i].py_flags,
 			.values = { (int64_t)e[i].snapshots * SOURCE_THREADS_INTERVAL_MS * 1000000LL,
 				    e[i].snapshots },
 		};
@@ -418,6 +510,19 @@ static void unwind_stats(struct source *s, struct source_stats *out)
 	out->unwind_table_bytes = st.rows_bytes;
 }
 
+/* Python stacks not stored (python_stacks full): those events keep the interpreter's frames,
+ * counted with the losses so the capture's note says so. */
+static void lost_python(struct source_stats *out, uint64_t n)
+{
+	size_t len = strlen(out->lost_detail);
+
+	if (!n)
+		return;
+	out->lost += n;
+	snprintf(out->lost_detail + len, sizeof(out->lost_detail) - len,
+		 ", %llu Python stacks (shown as the interpreter's frames)", (unsigned long long)n);
+}
+
 int source__stats(struct source *s, struct source_stats *out)
 {
 	int err;
@@ -437,6 +542,7 @@ int source__stats(struct source *s, struct source_stats *out)
 			 "%llu counts, %llu stacks, %llu off-CPU intervals",
 			 (unsigned long long)st.lost_counts, (unsigned long long)st.lost_stacks,
 			 (unsigned long long)st.lost_offcpu);
+		lost_python(out, st.lost_python);
 	} else if (s->locks) {
 		struct locks_stats st;
 
@@ -449,6 +555,7 @@ int source__stats(struct source *s, struct source_stats *out)
 			 "%llu counts, %llu stacks, %llu thread records",
 			 (unsigned long long)st.lost_counts, (unsigned long long)st.lost_stacks,
 			 (unsigned long long)st.lost_starts);
+		lost_python(out, st.lost_python);
 	} else {
 		struct memgrow_stats st;
 
@@ -461,6 +568,7 @@ int source__stats(struct source *s, struct source_stats *out)
 			 "%llu counts, %llu stacks, %llu syscalls",
 			 (unsigned long long)st.lost_counts, (unsigned long long)st.lost_stacks,
 			 (unsigned long long)st.lost_threads);
+		lost_python(out, st.lost_python);
 	}
 	unwind_stats(s, out);
 	return 0;

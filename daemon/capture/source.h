@@ -22,6 +22,7 @@
 
 struct profile_opts;
 struct py_proc;
+struct pyframes;
 struct sampler_py_frame;
 
 enum source_leaf {
@@ -56,6 +57,13 @@ typedef int (*source_emit_fn_t)(void *ctx, const struct source_sample *s);
 /* Names a kernel address (for wait reasons); returns NULL when unknown. */
 typedef const char *(*source_ksym_fn_t)(void *ctx, uint64_t ip);
 
+/* Processes first seen during a poll, looked at for CPython after it (daemon/capture/
+ * py_pending.h), at most as many as a collector remembers (SAMPLER_DEFAULT_SEEN_ENTRIES; more:
+ * pyframes__missed()). A CPython still starting is looked at again after the next polls, up to
+ * SOURCE_PY_TRIES times (a poll waits up to 200 ms). */
+#define SOURCE_PY_PENDING 16384
+#define SOURCE_PY_TRIES 10
+
 /* Snapshot interval of the `threads` question. */
 #define SOURCE_THREADS_INTERVAL_MS 100
 typedef int (*source_task_fn_t)(void *ctx, uint32_t tgid, uint64_t cgroup_id);
@@ -68,10 +76,15 @@ struct source_opts {
 	void *ctx;
 	source_ksym_fn_t ksym;		/* names kernel addresses (threads); may be NULL */
 	void *ksym_ctx;
-	/* CPythons whose frames the sampler walks (cpu, wall; daemon/capture/pyframes.h) */
+	/* CPythons whose frames are walked from the start (cpu, wall, locks, memory-growth;
+	 * daemon/capture/pyframes.h) */
 	const uint32_t *py_tgids;
 	const struct py_proc *py_procs;
 	size_t npy;
+	/* borrowed, may be NULL: processes first seen while collecting are looked at (after each
+	 * source__poll(), never in the ring buffer's callback) and the CPythons among them walked
+	 * from then on */
+	struct pyframes *py;
 };
 
 struct source_stats {
@@ -99,11 +112,13 @@ int source__new(const struct source_opts *opts, struct source **out);
 void source__free(struct source *s);
 int source__add_tgid(struct source *s, uint32_t tgid);
 /* Walks the CPython frames of @tgid from now on (a process that joined the target). Returns 0,
- * -EOPNOTSUPP (no sampler, or its CPython walk did not start) or sampler__add_python()'s -errno. */
+ * -EOPNOTSUPP (the CPython walk did not start) or the collector's -errno
+ * (collector__add_python()). */
 int source__add_python(struct source *s, uint32_t tgid, const struct py_proc *proc);
 /* 0, or why the sampler walks no CPython frames although some were asked for (-errno). */
 int source__python_err(const struct source *s);
-/* Delivers first sightings for up to @timeout_ms. Returns the number or -errno. */
+/* Delivers first sightings for up to @timeout_ms, then registers the CPythons among them
+ * (source_opts.py). Returns the number or -errno. */
 int source__poll(struct source *s, int timeout_ms);
 /* Stops collecting; idempotent. */
 int source__stop(struct source *s);

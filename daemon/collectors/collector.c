@@ -2,6 +2,7 @@
 #include "daemon/collectors/collector.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "bpf/python.h"
 #include "symbols/unwinder.h"
 
 /* libbpf's messages carry their own "libbpf: " prefix. */
@@ -109,11 +111,21 @@ int bpf_util_read_stack(const struct bpf_map *stacks, int32_t id, uint64_t *ips,
 	return 0;
 }
 
+/* The Python walk of an object (bpf/python.bpf.h); procs NULL: none. */
+struct collector_py {
+	const struct bpf_map *procs, *stacks, *stats;
+	struct collector_python_knobs knobs;
+	bool fsbase_known;
+};
+
 struct collector {
 	struct ring_buffer *rb;
+	struct bpf_link *exec_link;	/* collector_exec: re-announces a process that execs */
 	struct unwinder *uw;		/* loads the unwind tables of the processes seen */
 	const struct bpf_map *target_tgids;
 	const struct bpf_map *stats;
+	struct bpf_object *obj;
+	struct collector_py py;
 	bool fp_user_stacks;
 	collector_task_fn_t on_new_task;
 	void *ctx;
@@ -190,6 +202,27 @@ static int new_unwinder(struct collector *c, struct bpf_object *obj)
 	return 0;
 }
 
+/* Attaches collector_exec (bpf/collector.bpf.h) here, whether or not the owner attaches its
+ * skeleton afterwards (the on-CPU sampler attaches perf events only), and tells the skeleton's
+ * attach to leave it. */
+static int attach_exec(struct collector *c, struct bpf_object *obj)
+{
+	struct bpf_program *prog = bpf_object__find_program_by_name(obj, "collector_exec");
+	int err;
+
+	if (!prog)
+		return pr_err_errno(-ENOENT, "BPF object %s has no collector_exec",
+				    bpf_object__name(obj));
+	bpf_program__set_autoattach(prog, false);
+	c->exec_link = bpf_program__attach(prog);
+	if (!c->exec_link) {
+		err = -errno;
+		c->exec_link = NULL;
+		return pr_err_errno(err, "attaching the exec tracepoint (sched_process_exec)");
+	}
+	return 0;
+}
+
 int collector__new(struct bpf_object *obj, const struct collector_opts *opts,
 		   struct collector **out)
 {
@@ -209,6 +242,7 @@ int collector__new(struct bpf_object *obj, const struct collector_opts *opts,
 		return -ENOMEM;
 	c->target_tgids = tgids;
 	c->stats = stats;
+	c->obj = obj;
 	c->fp_user_stacks = opts->fp_user_stacks;
 	c->on_new_task = opts->on_new_task;
 	c->ctx = opts->ctx;
@@ -229,6 +263,9 @@ int collector__new(struct bpf_object *obj, const struct collector_opts *opts,
 		pr_err_errno(err, "creating the ring buffer");
 		goto err_free;
 	}
+	err = attach_exec(c, obj);
+	if (err)
+		goto err_free;
 	*out = c;
 	return 0;
 
@@ -241,6 +278,7 @@ void collector__free(struct collector *c)
 {
 	if (!c)
 		return;
+	bpf_link__destroy(c->exec_link);
 	ring_buffer__free(c->rb);
 	unwinder__free(c->uw);
 	free(c);
@@ -286,4 +324,136 @@ int collector__stats(struct collector *c, uint64_t *sums, uint32_t n)
 struct unwinder *collector__unwinder(struct collector *c)
 {
 	return c->uw;
+}
+
+int collector__python(struct collector *c, const struct collector_python_knobs *knobs)
+{
+	struct bpf_map *procs = bpf_object__find_map_by_name(c->obj, "python_procs");
+	struct bpf_map *stacks = bpf_object__find_map_by_name(c->obj, "python_stacks");
+	struct bpf_map *stats = bpf_object__find_map_by_name(c->obj, "py_stats");
+
+	if (!procs || !stacks || !stats || !knobs->enabled || !knobs->fsbase_off)
+		return -ENOENT;
+	c->py.procs = procs;
+	c->py.stacks = stacks;
+	c->py.stats = stats;
+	c->py.knobs = *knobs;
+	return 0;
+}
+
+/* The byte offset of member @name of struct/union @type_id; @type_id becomes its type. */
+static int btf_member(const struct btf *btf, __u32 *type_id, const char *name, __u64 *off)
+{
+	const struct btf_type *t = btf__type_by_id(btf, *type_id);
+	const struct btf_member *m;
+	__u16 i;
+
+	if (!t || !btf_is_composite(t))
+		return -ENOENT;
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++) {
+		const char *n = btf__name_by_offset(btf, m->name_off);
+
+		if (n && !strcmp(n, name)) {
+			*off += btf_member_bit_offset(t, i) / 8;
+			*type_id = m->type;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* offsetof(struct task_struct, thread.fsbase) (x86-64), from the kernel's BTF. */
+static int fsbase_offset(__u64 *out)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	__u64 off = 0;
+	__s32 id;
+	__u32 type;
+	int err;
+
+	if (!vmlinux)
+		return -ENOENT;
+	id = btf__find_by_name_kind(vmlinux, "task_struct", BTF_KIND_STRUCT);
+	err = id > 0 ? 0 : -ENOTSUP;
+	type = (__u32)id;
+	if (!err)
+		err = btf_member(vmlinux, &type, "thread", &off);
+	if (!err)
+		err = btf_member(vmlinux, &type, "fsbase", &off);
+	btf__free(vmlinux);
+	if (err)
+		return -ENOTSUP;
+	*out = off;
+	return 0;
+}
+
+int collector__add_python(struct collector *c, uint32_t tgid, const struct py_proc *proc)
+{
+	__u64 off;
+	int err;
+
+	if (!c->py.procs)
+		return -ENOTSUP;
+	if (!c->py.fsbase_known) {
+		err = fsbase_offset(&off);
+		if (err)
+			return pr_warn_errno(err, "no task_struct.thread.fsbase in the kernel's BTF");
+		*c->py.knobs.fsbase_off = off;
+		c->py.fsbase_known = true;
+	}
+	if (bpf_map_update_elem(bpf_map__fd(c->py.procs), &tgid, proc, BPF_ANY)) {
+		err = -errno;
+		return err == -E2BIG ? err : pr_err_errno(err, "adding python tgid %u", tgid);
+	}
+	/* last: the walk starts once its offsets are in place */
+	*c->py.knobs.enabled = 1;
+	return 0;
+}
+
+size_t collector__python_stack(struct collector *c, uint64_t id, struct sampler_py_frame *frames,
+			       uint32_t *flags)
+{
+	struct py_stack st;
+	__u64 key = id;
+	__u32 i;
+
+	*flags = 0;
+	if (!id || !c->py.stacks || bpf_map_lookup_elem(bpf_map__fd(c->py.stacks), &key, &st))
+		return 0;
+	for (i = 0; i < st.nframes && i < PY_MAX_FRAMES; i++) {
+		frames[i].code = st.frames[i].code;
+		frames[i].instr = st.frames[i].instr;
+		frames[i].entry = (st.entry[i / 64] >> (i % 64)) & 1;
+	}
+	*flags = st.flags;
+	return i;
+}
+
+size_t collector__python_clear(struct collector *c)
+{
+	__u64 key, next;
+	size_t n = 0;
+	int fd;
+
+	if (!c->py.stacks)
+		return 0;
+	fd = bpf_map__fd(c->py.stacks);
+	/* always from the first key: the one just deleted cannot lead to the next */
+	while (bpf_map_get_next_key(fd, NULL, &next) == 0) {
+		key = next;
+		if (bpf_map_delete_elem(fd, &key))
+			break;
+		n++;
+	}
+	return n;
+}
+
+uint64_t collector__python_lost(struct collector *c)
+{
+	uint64_t sums[PY_STAT_MAX];
+
+	if (!c->py.stats || bpf_util_sum_percpu(c->py.stats, sums, PY_STAT_MAX))
+		return 0;
+	return sums[PY_STAT_DROP_STACKS];
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/types.h>
 
 #define TRACEFS "/sys/kernel/tracing"
 #define DEBUGFS_TRACING "/sys/kernel/debug/tracing"
@@ -71,11 +72,29 @@ struct collector_opts {
 };
 
 struct collector;
+struct py_proc;
+
+/* One CPython frame of an event (bpf/python.h), as the sampler, locks and memgrow hand it
+ * over; named in user space (runtimes/python/py_code.h). The sampler's name for it is kept: it
+ * was the first. */
+struct sampler_py_frame {
+	uint64_t code;		/* PyCodeObject address */
+	uint64_t instr;		/* f_lasti (3.6-3.10) or the instruction pointer (3.11+) */
+	bool entry;		/* the first frame of its run of the eval loop (py_merge.h) */
+};
+
+/* The Python walk's runtime knobs of a loaded object (bpf/python.bpf.h's .bss globals
+ * py_enabled and py_fsbase_off), which only its skeleton can reach. */
+struct collector_python_knobs {
+	__u32 *enabled;
+	__u64 *fsbase_off;
+};
 
 /*
  * The user-space half of a counting collector whose BPF object @obj (loaded, not yet attached)
  * has the maps of bpf/collector.bpf.h and bpf/unwind.bpf.h: sets up the user-stack unwinder on
- * them, adds the initial tgids (collector__add_tgid()) and opens the first-sight ring buffer.
+ * them, adds the initial tgids (collector__add_tgid()), opens the first-sight ring buffer and
+ * attaches collector_exec (a process that execs is announced again).
  * @obj stays the caller's and must outlive the collector. Returns 0 or -errno (logged).
  */
 int collector__new(struct bpf_object *obj, const struct collector_opts *opts,
@@ -98,6 +117,37 @@ int collector__consume(struct collector *c);
 
 /* Sums the first @n per-CPU counters of the `stats` map into @sums. Returns 0 or -errno. */
 int collector__stats(struct collector *c, uint64_t *sums, uint32_t n);
+
+/*
+ * Python (issue 13), for an object that includes bpf/python.bpf.h: its maps go by their names
+ * (python_procs, python_stacks, py_stats), @knobs are its skeleton's .bss globals (copied; the
+ * skeleton must outlive the collector). Returns 0 or -ENOENT (the object has no walk).
+ */
+int collector__python(struct collector *c, const struct collector_python_knobs *knobs);
+
+/*
+ * Walks @tgid's CPython frames from its next event on, as @proc says (runtimes/python/
+ * py_process.h py_process_bpf()). The first call reads offsetof(task_struct, thread.fsbase)
+ * from the kernel's BTF. Returns 0, -ENOTSUP (no walk in the object; no fsbase in this
+ * kernel's BTF), -E2BIG (python_procs is full) or -errno.
+ */
+int collector__add_python(struct collector *c, uint32_t tgid, const struct py_proc *proc);
+
+/*
+ * Reads Python stack @id (the py_stack of a key) into @frames (room for PY_MAX_FRAMES), leaf
+ * first, and its PY_STACK_* flags into *@flags. Returns the number of frames; 0 for id 0, an
+ * object without the walk, or an id no longer stored.
+ */
+size_t collector__python_stack(struct collector *c, uint64_t id, struct sampler_py_frame *frames,
+			       uint32_t *flags);
+
+/* Deletes every stored Python stack: after a drain, whose ids were the only ones naming them.
+ * Returns the number deleted. */
+size_t collector__python_clear(struct collector *c);
+
+/* Python stacks not stored because python_stacks was full (PY_STAT_DROP_STACKS); 0 without
+ * the walk. */
+uint64_t collector__python_lost(struct collector *c);
 
 /* The user-stack unwinder on the object's uw_* maps (symbols/unwinder.h); borrowed, valid until
  * collector__free(). */

@@ -8,14 +8,15 @@
 #include <string.h>
 
 #include "bpf/locks.h"
+#include "bpf/python.h"
 #include "daemon/collectors/collector.h"
 #include "base/log.h"
 #include "locks.skel.h"
 #include "symbols/unwinder.h"
 
-_Static_assert(sizeof(struct locks_key) == 24, "locks_key layout is shared with BPF");
+_Static_assert(sizeof(struct locks_key) == 32, "locks_key layout is shared with BPF");
 _Static_assert(sizeof(struct locks_value) == 32, "locks_value layout is shared with BPF");
-_Static_assert(sizeof(struct locks_start) == 16, "locks_start layout is shared with BPF");
+_Static_assert(sizeof(struct locks_start) == 24, "locks_start layout is shared with BPF");
 _Static_assert(COLLECTOR_NEW_TASK_LAYOUT(struct locks_new_task),
 	       "locks_new_task is the event collector__poll() reads");
 _Static_assert(LOCKS_MAX_STACK_DEPTH == UW_MAX_DEPTH, "user stacks come from the unwinder");
@@ -46,6 +47,7 @@ const char *locks_kind_name(uint32_t kind)
 int locks__new(const struct locks_opts *opts, struct locks **out)
 {
 	struct locks_opts defaults = {};
+	struct collector_python_knobs knobs;
 	struct collector_opts co = {};
 	struct locks *l;
 	bool waitv;
@@ -94,6 +96,11 @@ int locks__new(const struct locks_opts *opts, struct locks **out)
 	err = collector__new(l->skel->obj, &co, &l->col);
 	if (err)
 		goto err_free;
+	knobs.enabled = &l->skel->bss->py_enabled;
+	knobs.fsbase_off = &l->skel->bss->py_fsbase_off;
+	err = collector__python(l->col, &knobs);
+	if (err)
+		goto err_free;
 	err = locks_bpf__attach(l->skel);
 	if (err) {
 		pr_err_errno(err, "attaching the futex tracepoints");
@@ -126,6 +133,11 @@ int locks__add_tgid(struct locks *l, uint32_t tgid)
 	return collector__add_tgid(l->col, tgid);
 }
 
+int locks__add_python(struct locks *l, uint32_t tgid, const struct py_proc *proc)
+{
+	return collector__add_python(l->col, tgid, proc);
+}
+
 int locks__stop(struct locks *l)
 {
 	locks_bpf__detach(l->skel);
@@ -135,6 +147,7 @@ int locks__stop(struct locks *l)
 int locks__drain(struct locks *l, locks_sample_fn_t fn, void *ctx)
 {
 	uint64_t ustack[LOCKS_MAX_STACK_DEPTH];
+	struct sampler_py_frame pyframes[PY_MAX_FRAMES];
 	struct unwinder *uw = collector__unwinder(l->col);
 	int counts_fd = bpf_map__fd(l->skel->maps.counts);
 	struct locks_key key, next, *prev = NULL;
@@ -161,10 +174,14 @@ int locks__drain(struct locks *l, locks_sample_fn_t fn, void *ctx)
 		smp.ustack_err = unwinder__read_stack(uw, key.user_stack_id, ustack,
 						      LOCKS_MAX_STACK_DEPTH, &smp.nustack);
 		smp.ustack = ustack;
+		smp.npyframes = collector__python_stack(l->col, key.py_stack, pyframes,
+							&smp.py_flags);
+		smp.pyframes = smp.npyframes ? pyframes : NULL;
 		err = fn(ctx, &smp);
 		if (err < 0)
 			return err;
 	}
+	collector__python_clear(l->col);
 	return 0;
 }
 
@@ -183,6 +200,7 @@ int locks__stats(struct locks *l, struct locks_stats *out)
 	out->lost_counts = sums[LOCKS_STAT_DROP_COUNTS];
 	out->lost_stacks = sums[LOCKS_STAT_DROP_STACKS];
 	out->lost_starts = sums[LOCKS_STAT_DROP_STARTS];
+	out->lost_python = collector__python_lost(l->col);
 	return 0;
 }
 

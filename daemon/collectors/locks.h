@@ -53,6 +53,10 @@ struct locks_sample {
 	size_t nustack;
 	int ustack_err;			/* 0, or why the user stack is missing (-EFAULT: none,
 					 * -EEXIST/-ENOMEM: stack map full) */
+	const struct sampler_py_frame *pyframes;	/* its CPython frames, leaf first; borrowed
+							 * like ustack (daemon/collectors/collector.h) */
+	size_t npyframes;		/* 0: not in Python (or not a registered process) */
+	uint32_t py_flags;		/* PY_STACK_* (bpf/python.h) */
 };
 
 typedef int (*locks_sample_fn_t)(void *ctx, const struct locks_sample *s);
@@ -64,10 +68,13 @@ struct locks_stats {
 	uint64_t lost_counts;	/* waits lost: count map full */
 	uint64_t lost_stacks;	/* stacks lost: stack map full (the wait is kept) */
 	uint64_t lost_starts;	/* waits lost: no per-thread storage */
+	uint64_t lost_python;	/* Python stacks not stored: python_stacks full */
 };
 
 struct locks;
 struct unwinder_stats;
+struct py_proc;
+struct sampler_py_frame;
 
 /*
  * Opens, configures, loads and attaches. Returns 0, -EPERM without the capabilities, -ENOENT
@@ -86,10 +93,15 @@ int locks__poll(struct locks *l, int timeout_ms);
  * (-E2BIG: the set is full). */
 int locks__add_tgid(struct locks *l, uint32_t tgid);
 
+/* Walks @tgid's CPython frames from now on (collector__add_python()). Returns 0, -ENOTSUP,
+ * -E2BIG (python_procs is full) or -errno. */
+int locks__add_python(struct locks *l, uint32_t tgid, const struct py_proc *proc);
+
 /* Stops counting (detaches the tracepoints) and delivers pending first sightings. Idempotent. */
 int locks__stop(struct locks *l);
 
-/* Calls @fn for every counted (tgid, tid, cgroup, user stack, kind). Returns 0, or the first
+/* Calls @fn for every counted (tgid, tid, cgroup, user stack, kind), with its Python frames,
+ * then clears the stored Python stacks (the last read of the counts). Returns 0, or the first
  * negative value @fn returns. */
 int locks__drain(struct locks *l, locks_sample_fn_t fn, void *ctx);
 

@@ -13,17 +13,18 @@
 #include <unistd.h>
 
 #include "bpf/memgrow.h"
+#include "bpf/python.h"
 #include "base/fileio.h"
 #include "daemon/collectors/collector.h"
 #include "base/log.h"
 #include "memgrow.skel.h"
 #include "symbols/unwinder.h"
 
-_Static_assert(sizeof(struct mg_key) == 32, "mg_key layout is shared with BPF");
+_Static_assert(sizeof(struct mg_key) == 40, "mg_key layout is shared with BPF");
 _Static_assert(sizeof(struct mg_value) == 32, "mg_value layout is shared with BPF");
 _Static_assert(sizeof(struct mg_call) == 32, "mg_call layout is shared with BPF");
 _Static_assert(sizeof(struct mg_mapping_key) == 16, "mg_mapping_key layout is shared with BPF");
-_Static_assert(sizeof(struct mg_mapping) == 24, "mg_mapping layout is shared with BPF");
+_Static_assert(sizeof(struct mg_mapping) == 32, "mg_mapping layout is shared with BPF");
 _Static_assert(COLLECTOR_NEW_TASK_LAYOUT(struct mg_new_task),
 	       "mg_new_task is the event collector__poll() reads");
 _Static_assert(MG_MAX_STACK_DEPTH == UW_MAX_DEPTH, "user stacks come from the unwinder");
@@ -153,6 +154,7 @@ static void seed_brk(struct memgrow *m, uint32_t tgid)
 int memgrow__new(const struct memgrow_opts *opts, struct memgrow **out)
 {
 	struct memgrow_opts defaults = {};
+	struct collector_python_knobs knobs;
 	struct collector_opts co = {};
 	struct memgrow *m;
 	long page;
@@ -209,6 +211,11 @@ int memgrow__new(const struct memgrow_opts *opts, struct memgrow **out)
 	err = collector__new(m->skel->obj, &co, &m->col);
 	if (err)
 		goto err_free;
+	knobs.enabled = &m->skel->bss->py_enabled;
+	knobs.fsbase_off = &m->skel->bss->py_fsbase_off;
+	err = collector__python(m->col, &knobs);
+	if (err)
+		goto err_free;
 	for (i = 0; i < opts->ntgids; i++)
 		seed_brk(m, opts->tgids[i]);
 	err = memgrow_bpf__attach(m->skel);
@@ -249,6 +256,11 @@ int memgrow__add_tgid(struct memgrow *m, uint32_t tgid)
 	return 0;
 }
 
+int memgrow__add_python(struct memgrow *m, uint32_t tgid, const struct py_proc *proc)
+{
+	return collector__add_python(m->col, tgid, proc);
+}
+
 int memgrow__stop(struct memgrow *m)
 {
 	memgrow_bpf__detach(m->skel);
@@ -258,6 +270,7 @@ int memgrow__stop(struct memgrow *m)
 int memgrow__drain(struct memgrow *m, memgrow_sample_fn_t fn, void *ctx)
 {
 	uint64_t ustack[MG_MAX_STACK_DEPTH], kstack[MG_MAX_STACK_DEPTH];
+	struct sampler_py_frame pyframes[PY_MAX_FRAMES];
 	struct unwinder *uw = collector__unwinder(m->col);
 	int counts_fd = bpf_map__fd(m->skel->maps.counts);
 	struct mg_key key, next, *prev = NULL;
@@ -287,10 +300,14 @@ int memgrow__drain(struct memgrow *m, memgrow_sample_fn_t fn, void *ctx)
 				    MG_MAX_STACK_DEPTH, &smp.nkstack);
 		smp.ustack = ustack;
 		smp.kstack = kstack;
+		smp.npyframes = collector__python_stack(m->col, key.py_stack, pyframes,
+							&smp.py_flags);
+		smp.pyframes = smp.npyframes ? pyframes : NULL;
 		err = fn(ctx, &smp);
 		if (err < 0)
 			return err;
 	}
+	collector__python_clear(m->col);
 	return 0;
 }
 
@@ -313,6 +330,7 @@ int memgrow__stats(struct memgrow *m, struct memgrow_stats *out)
 	out->lost_mappings = sums[MG_STAT_DROP_MAPPINGS];
 	out->brk_unknown = sums[MG_STAT_BRK_UNKNOWN];
 	out->unmap_unknown = sums[MG_STAT_UNMAP_UNKNOWN];
+	out->lost_python = collector__python_lost(m->col);
 	out->page_size = m->page_size;
 	out->thp_always = m->thp_always;
 	out->numa_balancing = m->numa_balancing;

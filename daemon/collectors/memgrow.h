@@ -56,6 +56,10 @@ struct memgrow_sample {
 	const uint64_t *kstack;		/* kernel-mode faults with kernel_stacks only */
 	size_t nkstack;
 	int ustack_err;			/* 0, or why the user stack is missing */
+	const struct sampler_py_frame *pyframes;	/* its CPython frames, leaf first; borrowed
+							 * like ustack (daemon/collectors/collector.h) */
+	size_t npyframes;		/* 0: not in Python (or not a registered process) */
+	uint32_t py_flags;		/* PY_STACK_* (bpf/python.h) */
 };
 
 typedef int (*memgrow_sample_fn_t)(void *ctx, const struct memgrow_sample *s);
@@ -71,6 +75,7 @@ struct memgrow_stats {
 	uint64_t lost_mappings;		/* mappings whose munmap can't be netted: map full */
 	uint64_t brk_unknown;		/* brk moves not counted: old break unknown */
 	uint64_t unmap_unknown;		/* munmap/mremap of ranges not mapped during the capture */
+	uint64_t lost_python;		/* Python stacks not stored: python_stacks full */
 	uint64_t page_size;		/* the weight of one fault */
 	/* Conditions under which one fault is not one page (docs/memory-growth.md): */
 	bool thp_always;		/* THP or mTHP "always": one anonymous fault may map more */
@@ -79,6 +84,8 @@ struct memgrow_stats {
 
 struct memgrow;
 struct unwinder_stats;
+struct py_proc;
+struct sampler_py_frame;
 
 /*
  * Opens, configures, loads and attaches (mounting tracefs at /sys/kernel/tracing when neither it
@@ -101,10 +108,15 @@ int memgrow__poll(struct memgrow *m, int timeout_ms);
  */
 int memgrow__add_tgid(struct memgrow *m, uint32_t tgid);
 
+/* Walks @tgid's CPython frames from now on (collector__add_python()). Returns 0, -ENOTSUP,
+ * -E2BIG (python_procs is full) or -errno. */
+int memgrow__add_python(struct memgrow *m, uint32_t tgid, const struct py_proc *proc);
+
 /* Stops counting (detaches) and delivers pending first sightings. Idempotent. */
 int memgrow__stop(struct memgrow *m);
 
-/* Calls @fn for every counted (tgid, tid, cgroup, stacks, kind). Returns 0, or the first
+/* Calls @fn for every counted (tgid, tid, cgroup, stacks, kind), with its Python frames, then
+ * clears the stored Python stacks (the last read of the counts). Returns 0, or the first
  * negative value @fn returns. */
 int memgrow__drain(struct memgrow *m, memgrow_sample_fn_t fn, void *ctx);
 

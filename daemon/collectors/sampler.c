@@ -27,9 +27,9 @@ _Static_assert(sizeof(struct py_stack) == 24 + 16 * PY_MAX_FRAMES, "py_stack lay
 _Static_assert(sizeof(struct sampler_value) == 24, "sampler_value layout is shared with BPF");
 _Static_assert(COLLECTOR_NEW_TASK_LAYOUT(struct sampler_new_task),
 	       "sampler_new_task is the event collector__poll() reads");
-_Static_assert(sizeof(struct sampler_off_key) == 32, "sampler_off_key layout is shared with BPF");
+_Static_assert(sizeof(struct sampler_off_key) == 40, "sampler_off_key layout is shared with BPF");
 _Static_assert(sizeof(struct sampler_off_value) == 32, "sampler_off_value layout is shared with BPF");
-_Static_assert(sizeof(struct sampler_off_start) == 56, "sampler_off_start layout is shared with BPF");
+_Static_assert(sizeof(struct sampler_off_start) == 64, "sampler_off_start layout is shared with BPF");
 _Static_assert(SAMPLER_MAX_STACK_DEPTH == UW_MAX_DEPTH, "user stacks come from the unwinder");
 
 struct sampler {
@@ -40,8 +40,7 @@ struct sampler {
 	struct collector *col;		/* tgid filter, unwinder, first sightings, stats */
 	bool offcpu_btf;
 	bool fp_user_stacks;
-	bool python;			/* py_fsbase_off is set */
-	struct sampler_py_frame pyframes[PY_MAX_FRAMES];	/* emit()'s, for one sample */
+	struct sampler_py_frame pyframes[PY_MAX_FRAMES];	/* drain_map()'s, for one sample */
 };
 
 /*
@@ -212,9 +211,25 @@ static int fill_python(struct sampler *s, const struct sampler_opts *opts)
 	return 0;
 }
 
+/* Off-CPU: tp_btf with task storage where the kernel has it, else raw_tp; before the load. */
+static void choose_offcpu(struct sampler *s, bool offcpu)
+{
+	if (offcpu)
+		s->offcpu_btf = probe_tp_btf_sched_switch();
+	bpf_program__set_autoload(s->skel->progs.on_switch_btf, offcpu && s->offcpu_btf);
+	bpf_program__set_autoload(s->skel->progs.on_switch_raw, offcpu && !s->offcpu_btf);
+	if (!offcpu) {
+		bpf_map__set_max_entries(s->skel->maps.offcpu, 1);
+		bpf_map__set_max_entries(s->skel->maps.off_start_ptr, 1);
+	} else if (s->offcpu_btf) {
+		bpf_map__set_max_entries(s->skel->maps.off_start_ptr, 1);
+	}
+}
+
 int sampler__new(const struct sampler_opts *opts, struct sampler **out)
 {
 	struct sampler_opts defaults = {};
+	struct collector_python_knobs knobs;
 	struct collector_opts co = {};
 	struct sampler *s;
 	int err;
@@ -243,17 +258,7 @@ int sampler__new(const struct sampler_opts *opts, struct sampler **out)
 	}
 	if (opts->count_entries)
 		bpf_map__set_max_entries(s->skel->maps.counts, opts->count_entries);
-	/* Off-CPU: tp_btf with task storage where the kernel has it, else raw_tp. */
-	if (opts->offcpu)
-		s->offcpu_btf = probe_tp_btf_sched_switch();
-	bpf_program__set_autoload(s->skel->progs.on_switch_btf, opts->offcpu && s->offcpu_btf);
-	bpf_program__set_autoload(s->skel->progs.on_switch_raw, opts->offcpu && !s->offcpu_btf);
-	if (!opts->offcpu) {
-		bpf_map__set_max_entries(s->skel->maps.offcpu, 1);
-		bpf_map__set_max_entries(s->skel->maps.off_start_ptr, 1);
-	} else if (s->offcpu_btf) {
-		bpf_map__set_max_entries(s->skel->maps.off_start_ptr, 1);
-	}
+	choose_offcpu(s, opts->offcpu);
 
 	err = sampler_bpf__load(s->skel);
 	if (err) {
@@ -266,6 +271,11 @@ int sampler__new(const struct sampler_opts *opts, struct sampler **out)
 	co.on_new_task = opts->on_new_task;
 	co.ctx = opts->ctx;
 	err = collector__new(s->skel->obj, &co, &s->col);
+	if (err)
+		goto err_free;
+	knobs.enabled = &s->skel->bss->py_enabled;
+	knobs.fsbase_off = &s->skel->bss->py_fsbase_off;
+	err = collector__python(s->col, &knobs);
 	if (err)
 		goto err_free;
 	err = fill_cgroups(s, opts);
@@ -332,73 +342,12 @@ int sampler__add_tgid(struct sampler *s, uint32_t tgid)
 	return collector__add_tgid(s->col, tgid);
 }
 
-/* The byte offset of member @name of struct/union @type_id; @type_id becomes its type. */
-static int btf_member(const struct btf *btf, __u32 *type_id, const char *name, __u64 *off)
-{
-	const struct btf_type *t = btf__type_by_id(btf, *type_id);
-	const struct btf_member *m;
-	__u16 i;
-
-	if (!t || !btf_is_composite(t))
-		return -ENOENT;
-	m = btf_members(t);
-	for (i = 0; i < btf_vlen(t); i++, m++) {
-		const char *n = btf__name_by_offset(btf, m->name_off);
-
-		if (n && !strcmp(n, name)) {
-			*off += btf_member_bit_offset(t, i) / 8;
-			*type_id = m->type;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-/* offsetof(struct task_struct, thread.fsbase) (x86-64), from the kernel's BTF. */
-static int fsbase_offset(__u64 *out)
-{
-	struct btf *vmlinux = btf__load_vmlinux_btf();
-	__u64 off = 0;
-	__s32 id;
-	__u32 type;
-	int err;
-
-	if (!vmlinux)
-		return -ENOENT;
-	id = btf__find_by_name_kind(vmlinux, "task_struct", BTF_KIND_STRUCT);
-	err = id > 0 ? 0 : -ENOTSUP;
-	type = (__u32)id;
-	if (!err)
-		err = btf_member(vmlinux, &type, "thread", &off);
-	if (!err)
-		err = btf_member(vmlinux, &type, "fsbase", &off);
-	btf__free(vmlinux);
-	if (err)
-		return -ENOTSUP;
-	*out = off;
-	return 0;
-}
-
 int sampler__add_python(struct sampler *s, uint32_t tgid, const struct py_proc *proc)
 {
-	__u64 off;
-	int err;
-
+	/* the walk needs bpf_loop, as the DWARF unwinder does */
 	if (s->fp_user_stacks)
 		return -ENOTSUP;
-	if (!s->python) {
-		err = fsbase_offset(&off);
-		if (err)
-			return pr_warn_errno(err, "no task_struct.thread.fsbase in the kernel's BTF");
-		s->skel->bss->py_fsbase_off = off;
-		s->python = true;
-	}
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.python_procs), &tgid, proc, BPF_ANY)) {
-		err = -errno;
-		return err == -E2BIG ? err : pr_err_errno(err, "adding python tgid %u", tgid);
-	}
-	s->skel->bss->py_enabled = 1;
-	return 0;
+	return collector__add_python(s->col, tgid, proc);
 }
 
 int sampler__stop(struct sampler *s)
@@ -434,33 +383,68 @@ static int emit(struct sampler *s, struct sampler_sample *smp, const char *raw_c
 	return fn(ctx, smp);
 }
 
-/* The Python frames of stack @id into s->pyframes (none when the id is 0 or gone). */
-static void read_py_stack(struct sampler *s, __u64 id, struct sampler_sample *smp)
-{
-	struct py_stack st;
-	__u32 i;
+/* What drain_map() takes from one entry of a count map. */
+struct drain_row {
+	__s32 ustack_id, kstack_id;
+	__u64 py_stack;
+	const char *comm;	/* SAMPLER_COMM_LEN bytes, maybe unterminated */
+};
 
-	if (!id || bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.python_stacks), &id, &st))
-		return;
-	for (i = 0; i < st.nframes && i < PY_MAX_FRAMES; i++) {
-		s->pyframes[i].code = st.frames[i].code;
-		s->pyframes[i].instr = st.frames[i].instr;
-		s->pyframes[i].entry = (st.entry[i / 64] >> (i % 64)) & 1;
-	}
-	smp->pyframes = s->pyframes;
-	smp->npyframes = i;
-	smp->py_flags = st.flags;
+/* Fills @smp (zeroed) and @row from the @key and @val of an entry of the map drained. */
+typedef void (*drain_decode_fn_t)(const void *key, const void *val, struct sampler_sample *smp,
+				  struct drain_row *row);
+
+static void decode_oncpu(const void *k, const void *v, struct sampler_sample *smp,
+			 struct drain_row *row)
+{
+	const struct sampler_key *key = k;
+	const struct sampler_value *val = v;
+
+	smp->tgid = key->tgid;
+	smp->tid = key->tid;
+	smp->cgroup_id = key->cgroup_id;
+	smp->count = val->count;
+	row->ustack_id = key->user_stack_id;
+	row->kstack_id = key->kern_stack_id;
+	row->py_stack = key->py_stack;
+	row->comm = val->comm;
 }
 
-static int drain_offcpu(struct sampler *s, sampler_sample_fn_t fn, void *ctx);
-
-int sampler__drain(struct sampler *s, sampler_sample_fn_t fn, void *ctx)
+static void decode_offcpu(const void *k, const void *v, struct sampler_sample *smp,
+			  struct drain_row *row)
 {
-	int fd = bpf_map__fd(s->skel->maps.counts);
-	struct sampler_key key, next, *prev = NULL;
-	struct sampler_value val;
+	const struct sampler_off_key *key = k;
+	const struct sampler_off_value *val = v;
+
+	smp->tgid = key->tgid;
+	smp->tid = key->tid;
+	smp->cgroup_id = key->cgroup_id;
+	smp->count = val->count;
+	smp->offcpu = (int)key->state;
+	smp->offcpu_ns = val->ns;
+	row->ustack_id = key->user_stack_id;
+	row->kstack_id = key->kern_stack_id;
+	row->py_stack = key->py_stack;
+	row->comm = val->comm;
+}
+
+/* Calls @fn for every entry of the count map @map (on-CPU or off-CPU, as @decode reads it),
+ * with its stacks and Python frames. Returns 0 or the first negative value of @fn. */
+static int drain_map(struct sampler *s, const struct bpf_map *map, drain_decode_fn_t decode,
+		     sampler_sample_fn_t fn, void *ctx)
+{
+	union {
+		struct sampler_key on;
+		struct sampler_off_key off;
+	} key, next;
+	union {
+		struct sampler_value on;
+		struct sampler_off_value off;
+	} val;
 	struct sampler_sample smp;
-	int err;
+	struct drain_row row;
+	int fd = bpf_map__fd(map), err;
+	void *prev = NULL;
 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		key = next;
@@ -468,43 +452,27 @@ int sampler__drain(struct sampler *s, sampler_sample_fn_t fn, void *ctx)
 		if (bpf_map_lookup_elem(fd, &key, &val))
 			continue;
 		memset(&smp, 0, sizeof(smp));
-		smp.tgid = key.tgid;
-		smp.tid = key.tid;
-		smp.cgroup_id = key.cgroup_id;
-		smp.count = val.count;
-		read_py_stack(s, key.py_stack, &smp);
-		err = emit(s, &smp, val.comm, key.user_stack_id, key.kern_stack_id, fn, ctx);
-		if (err < 0)
-			return err;
-	}
-	return drain_offcpu(s, fn, ctx);
-}
-
-static int drain_offcpu(struct sampler *s, sampler_sample_fn_t fn, void *ctx)
-{
-	int fd = bpf_map__fd(s->skel->maps.offcpu);
-	struct sampler_off_key key, next, *prev = NULL;
-	struct sampler_off_value val;
-	struct sampler_sample smp;
-	int err;
-
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &val))
-			continue;
-		memset(&smp, 0, sizeof(smp));
-		smp.tgid = key.tgid;
-		smp.tid = key.tid;
-		smp.cgroup_id = key.cgroup_id;
-		smp.count = val.count;
-		smp.offcpu = (int)key.state;
-		smp.offcpu_ns = val.ns;
-		err = emit(s, &smp, val.comm, key.user_stack_id, key.kern_stack_id, fn, ctx);
+		decode(&key, &val, &smp, &row);
+		smp.npyframes = collector__python_stack(s->col, row.py_stack, s->pyframes,
+							&smp.py_flags);
+		smp.pyframes = smp.npyframes ? s->pyframes : NULL;
+		err = emit(s, &smp, row.comm, row.ustack_id, row.kstack_id, fn, ctx);
 		if (err < 0)
 			return err;
 	}
 	return 0;
+}
+
+int sampler__drain(struct sampler *s, sampler_sample_fn_t fn, void *ctx)
+{
+	int err;
+
+	err = drain_map(s, s->skel->maps.counts, decode_oncpu, fn, ctx);
+	if (!err)
+		err = drain_map(s, s->skel->maps.offcpu, decode_offcpu, fn, ctx);
+	if (!err)
+		collector__python_clear(s->col);
+	return err;
 }
 
 int sampler__stats(struct sampler *s, struct sampler_stats *out)
@@ -522,6 +490,7 @@ int sampler__stats(struct sampler *s, struct sampler_stats *out)
 	out->lost_stacks = sums[SAMPLER_STAT_DROP_STACKS];
 	out->filtered = sums[SAMPLER_STAT_FILTERED];
 	out->lost_offcpu = sums[SAMPLER_STAT_DROP_OFF];
+	out->lost_python = collector__python_lost(s->col);
 	out->offcpu_btf = s->offcpu_btf;
 	out->ncpus = s->ncpus;
 	return 0;

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "daemon/collectors/collector.h"	/* struct sampler_py_frame */
+
 /* Called from sampler__poll() for each process seen for the first time. Return 0 or -errno
  * (an error stops that poll and is returned by it). */
 typedef int (*sampler_task_fn_t)(void *ctx, uint32_t tgid, uint64_t cgroup_id);
@@ -39,12 +41,6 @@ struct sampler_opts {
 	size_t npy;
 };
 
-/* One CPython frame of a sample (bpf/python.h): named in user space (runtimes/python/py_code.h). */
-struct sampler_py_frame {
-	uint64_t code;		/* PyCodeObject address */
-	uint64_t instr;		/* f_lasti (3.6-3.10) or the instruction pointer (3.11+) */
-	bool entry;		/* the first frame of its run of the eval loop (py_merge.h) */
-};
 
 struct sampler_sample {
 	uint32_t tgid, tid;
@@ -72,6 +68,7 @@ struct sampler_stats {
 	uint64_t lost_stacks;	/* stacks lost: stack map full */
 	uint64_t filtered;	/* samples of processes outside the target */
 	uint64_t lost_offcpu;	/* off-CPU intervals lost: map full */
+	uint64_t lost_python;	/* Python stacks not stored (python_stacks full): native frames */
 	bool offcpu_btf;	/* off-CPU from tp_btf (else the raw_tp fallback) */
 	int ncpus;
 };
@@ -97,8 +94,8 @@ int sampler__poll(struct sampler *s, int timeout_ms);
 int sampler__add_tgid(struct sampler *s, uint32_t tgid);
 
 /*
- * Walks the CPython frames of @tgid's samples from now on, as @proc (bpf/python.h, filled by
- * runtimes/python/py_process.h py_process_bpf()) says. The first call reads the offset of
+ * Walks the CPython frames of @tgid's samples and switch-outs from now on, as @proc
+ * (bpf/python.h, filled by runtimes/python/py_process.h py_process_bpf()) says. The first call reads the offset of
  * task_struct.thread.fsbase from the kernel's BTF. Returns 0, -ENOTSUP (frame-pointer mode:
  * no bpf_loop; no fsbase in this kernel's BTF), -E2BIG (python_procs is full) or -errno.
  */
@@ -107,8 +104,10 @@ int sampler__add_python(struct sampler *s, uint32_t tgid, const struct py_proc *
 /* Stops sampling (detaches the perf events) and delivers pending first sightings. Idempotent. */
 int sampler__stop(struct sampler *s);
 
-/* Calls @fn for every counted (tgid, tid, cgroup, stacks). Returns 0, or the first negative
- * value @fn returns. */
+/* Calls @fn for every counted (tgid, tid, cgroup, stacks), on-CPU then off-CPU, with their
+ * Python frames, then clears the stored Python stacks (the drain is the last read of the
+ * counts: a second drain gives the same counts without Python frames). Returns 0, or the first
+ * negative value @fn returns. */
 int sampler__drain(struct sampler *s, sampler_sample_fn_t fn, void *ctx);
 
 /* Sums the per-CPU statistics. Returns 0 or -errno. */

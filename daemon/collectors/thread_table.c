@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "daemon/collectors/thread_table.h"
 
+#include "bpf/python.h"
+#include "daemon/collectors/collector.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,8 +36,12 @@ int thread_table__new(struct thread_table **out)
 
 void thread_table__free(struct thread_table *t)
 {
+	size_t i;
+
 	if (!t)
 		return;
+	for (i = 0; i < t->n; i++)
+		free(t->e[i].pyframes);
 	free(t->e);
 	free(t->index);
 	free(t);
@@ -144,10 +151,28 @@ int thread_table__snapshot(struct thread_table *t, uint32_t tgid, uint32_t tid, 
 	return 0;
 }
 
-int thread_table__offer_stack(struct thread_table *t, uint32_t tgid, uint32_t tid,
-			      const char *comm, int64_t value, const uint64_t *ustack,
-			      size_t nustack, const uint64_t *kstack, size_t nkstack, int leaf,
-			      const char *leaf_text)
+/* Keeps @n Python frames of @src as @e's (none when @n is 0). Returns 0 or -ENOMEM. */
+static int keep_pyframes(struct thread_entry *e, const struct sampler_py_frame *src, size_t n)
+{
+	struct sampler_py_frame *p;
+
+	if (n > PY_MAX_FRAMES)
+		n = PY_MAX_FRAMES;
+	if (n > e->cap_pyframes) {
+		p = realloc(e->pyframes, n * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		e->pyframes = p;
+		e->cap_pyframes = n;
+	}
+	if (n)
+		memcpy(e->pyframes, src, n * sizeof(*src));
+	e->npyframes = n;
+	return 0;
+}
+
+int thread_table__offer(struct thread_table *t, uint32_t tgid, uint32_t tid, const char *comm,
+			const struct thread_stack *st)
 {
 	struct thread_entry *e;
 	int err = 0;
@@ -157,18 +182,35 @@ int thread_table__offer_stack(struct thread_table *t, uint32_t tgid, uint32_t ti
 		return err;
 	if (!e->comm[0] && comm)
 		snprintf(e->comm, sizeof(e->comm), "%s", comm);
-	if (value <= e->best_value)
+	if (st->value <= e->best_value)
 		return 0;
-	e->best_value = value;
-	e->nustack = nustack < THREAD_STACK_MAX ? nustack : THREAD_STACK_MAX;
-	e->nkstack = nkstack < THREAD_STACK_MAX ? nkstack : THREAD_STACK_MAX;
+	err = keep_pyframes(e, st->pyframes, st->pyframes ? st->npyframes : 0);
+	if (err)
+		return err;
+	e->py_flags = e->npyframes ? st->py_flags : 0;
+	e->best_value = st->value;
+	e->nustack = st->nustack < THREAD_STACK_MAX ? st->nustack : THREAD_STACK_MAX;
+	e->nkstack = st->nkstack < THREAD_STACK_MAX ? st->nkstack : THREAD_STACK_MAX;
 	if (e->nustack)
-		memcpy(e->ustack, ustack, e->nustack * sizeof(*ustack));
+		memcpy(e->ustack, st->ustack, e->nustack * sizeof(*st->ustack));
 	if (e->nkstack)
-		memcpy(e->kstack, kstack, e->nkstack * sizeof(*kstack));
-	e->best_leaf = leaf;
-	snprintf(e->best_leaf_text, sizeof(e->best_leaf_text), "%s", leaf_text ? leaf_text : "");
+		memcpy(e->kstack, st->kstack, e->nkstack * sizeof(*st->kstack));
+	e->best_leaf = st->leaf;
+	snprintf(e->best_leaf_text, sizeof(e->best_leaf_text), "%s",
+		 st->leaf_text ? st->leaf_text : "");
 	return 0;
+}
+
+int thread_table__offer_stack(struct thread_table *t, uint32_t tgid, uint32_t tid,
+			      const char *comm, int64_t value, const uint64_t *ustack,
+			      size_t nustack, const uint64_t *kstack, size_t nkstack, int leaf,
+			      const char *leaf_text)
+{
+	struct thread_stack st = { .value = value, .ustack = ustack, .nustack = nustack,
+				   .kstack = kstack, .nkstack = nkstack, .leaf = leaf,
+				   .leaf_text = leaf_text };
+
+	return thread_table__offer(t, tgid, tid, comm, &st);
 }
 
 static int cmp_entry(const void *a, const void *b)

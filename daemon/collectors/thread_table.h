@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct sampler_py_frame;	/* daemon/collectors/collector.h */
+
 #define THREAD_TABLE_MAX 16384
 #define THREAD_MAX_WAITS 4
 #define THREAD_REASON_LEN 40
@@ -44,6 +46,24 @@ struct thread_entry {
 	size_t nkstack;
 	int best_leaf;				/* the sample's leaf kind (enum source_leaf) */
 	char best_leaf_text[THREAD_REASON_LEN + 16];
+	/* the dominant stack's CPython frames, leaf first (owned by the table; NULL: none) */
+	struct sampler_py_frame *pyframes;
+	size_t npyframes, cap_pyframes;
+	uint32_t py_flags;
+};
+
+/* A stack offered for a thread (thread_table__offer()); pointers borrowed for the call. */
+struct thread_stack {
+	int64_t value;				/* time it stands for */
+	const uint64_t *ustack;
+	size_t nustack;
+	const uint64_t *kstack;
+	size_t nkstack;
+	int leaf;				/* enum source_leaf */
+	const char *leaf_text;			/* may be NULL */
+	const struct sampler_py_frame *pyframes;	/* may be NULL */
+	size_t npyframes;			/* at most PY_MAX_FRAMES are kept */
+	uint32_t py_flags;
 };
 
 struct thread_table;
@@ -56,7 +76,11 @@ void thread_table__free(struct thread_table *t);
 int thread_table__snapshot(struct thread_table *t, uint32_t tgid, uint32_t tid, const char *comm,
 			   enum thread_state state, const char *reason);
 
-/* Offers a stack with @value of time for @tid; kept if it is the thread's largest so far. */
+/* Offers stack @st for @tid; kept, with its Python frames, if its value is the thread's
+ * largest so far. Returns 0, -ENOSPC (table full, counted) or -ENOMEM. */
+int thread_table__offer(struct thread_table *t, uint32_t tgid, uint32_t tid, const char *comm,
+			const struct thread_stack *st);
+/* thread_table__offer() of a stack without Python frames. */
 int thread_table__offer_stack(struct thread_table *t, uint32_t tgid, uint32_t tid,
 			      const char *comm, int64_t value, const uint64_t *ustack,
 			      size_t nustack, const uint64_t *kstack, size_t nkstack, int leaf,

@@ -636,6 +636,16 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def json_object_body(self):
+        """The request's body, which must be a JSON object (else 400 BadRequest)."""
+        try:
+            obj = json.loads(self.body())
+        except ValueError as e:
+            raise HTTPError(400, "BadRequest", "invalid body: %s" % e)
+        if not isinstance(obj, dict):
+            raise HTTPError(400, "BadRequest", "body is not an object")
+        return obj
+
     def body(self):
         n = int(self.headers.get("Content-Length") or 0)
         if n > 16 << 20:
@@ -771,12 +781,7 @@ class Handler(BaseHTTPRequestHandler):
 
         if resource == "namespaces":
             if method == "POST" and name is None:
-                try:
-                    obj = json.loads(self.body())
-                except ValueError as e:
-                    raise HTTPError(400, "BadRequest", "invalid body: %s" % e)
-                if not isinstance(obj, dict):
-                    raise HTTPError(400, "BadRequest", "body is not an object")
+                obj = self.json_object_body()
                 n = (obj.get("metadata") or {}).get("name")
                 if n and any(o["metadata"]["name"] == n for o in self.store.namespaces()):
                     raise HTTPError(409, "AlreadyExists", 'namespaces "%s" already exists' % n,
@@ -824,12 +829,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_json(200, self.store.patch(resource, key_ns, name, ctype,
                                                         self.body()))
         if method == "POST" and name is None:
-            try:
-                obj = json.loads(self.body())
-            except ValueError as e:
-                raise HTTPError(400, "BadRequest", "invalid body: %s" % e)
-            if not isinstance(obj, dict):
-                raise HTTPError(400, "BadRequest", "body is not an object")
+            obj = self.json_object_body()
             md = obj.setdefault("metadata", {})
             if NAMESPACED[resource]:
                 if md.get("namespace", ns) != ns:

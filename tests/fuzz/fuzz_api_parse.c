@@ -83,6 +83,19 @@ static void check_req(const struct api_capture_req *r)
 		abort();
 }
 
+/* A parse into @r (*@r0 before it) returned @ret: a whole request, or -EINVAL with @r untouched
+ * and a message in @err. */
+static void check_req_ret(int ret, const struct api_capture_req *r,
+			  const struct api_capture_req *r0, const char *err, size_t size)
+{
+	if (ret == 0)
+		check_req(r);
+	else if (ret != -EINVAL || memcmp(r, r0, sizeof(*r)))
+		abort();
+	else
+		check_msg(err, size);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct api_capture_req req, req0;
@@ -107,12 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	switch (data[0] % 8) {
 	case 0:
 		ret = api_parse_capture_body(s, len, &req, err, sizeof(err));
-		if (ret == 0)
-			check_req(&req);
-		else if (ret != -EINVAL || memcmp(&req, &req0, sizeof(req)))
-			abort();
-		else
-			check_msg(err, sizeof(err));
+		check_req_ret(ret, &req, &req0, err, sizeof(err));
 		break;
 	case 1:
 		sp = strchr(s, ' ');
@@ -163,12 +171,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			i += strlen(s + i) + 1;
 		}
 		ret = api_parse_plan_query(v[0], v[1], v[2], &req, err, sizeof(err));
-		if (ret == 0)
-			check_req(&req);
-		else if (ret != -EINVAL || memcmp(&req, &req0, sizeof(req)))
-			abort();
-		else
-			check_msg(err, sizeof(err));
+		check_req_ret(ret, &req, &req0, err, sizeof(err));
 		break;
 	}
 	case 5: {

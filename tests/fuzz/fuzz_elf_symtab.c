@@ -7,7 +7,8 @@
  * Sparse-file mode: an input whose last byte has its top bit set is extended on the memfd with a
  * hole of (last byte & 0x3f) * 32 MiB (ftruncate), so offsets and sizes the headers claim far
  * past the data exist and read as zeros, as in a hostile sparse executable; run it with
- * -rss_limit_mb and -malloc_limit_mb to catch allocations driven by the claims.
+ * -rss_limit_mb and -malloc_limit_mb to catch allocations driven by the claims. What a limit
+ * kept from being read (struct elf_skip) is formatted for the note and checked valid UTF-8.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/text.h"
 #include "symbols/elf_file.h"
 #include "symbols/elf_symtab.h"
 
@@ -75,6 +77,21 @@ static void exercise_file(const struct elf_file *ef, const uint8_t *data, size_t
 		if (!elf_file__read(ef, off, len, &p))
 			free(p);
 	}
+}
+
+/* The reason is valid UTF-8 and fits; a short buffer cuts it on a character. */
+static void check_skip(const struct elf_skip *skip)
+{
+	char buf[192], small[7];
+	size_t n = elf_skip_format(skip, buf, sizeof(buf));
+
+	if (n >= sizeof(buf) || strlen(buf) != n || !text_utf8_is_valid(buf, n))
+		abort();
+	n = elf_skip_format(skip, small, sizeof(small));
+	if (n >= sizeof(small) || !text_utf8_is_valid(small, n))
+		abort();
+	if ((skip->kind == ELF_SKIP_NONE) != (buf[0] == '\0'))
+		abort();
 }
 
 static int count_sym(void *ctx, const char *name, const Elf64_Sym *sym)
@@ -138,6 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct elf_symtab_opts opts = { .max_syms = 1u << 16 };
 	struct elf_symtab *st = NULL;
 	struct elf_file *ef = NULL;
+	struct elf_skip skip;
 	struct elf_ident id;
 
 	if (fd == -2) {
@@ -162,10 +180,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		(void)elf_read_ident(fd, &id);
 		st = NULL;
+		/* what a limit kept from being read, and its words for the note */
+		memset(&skip, 0, sizeof(skip));
+		opts.skip = &skip;
 		if (!elf_symtab__from_fd(fd, &opts, &st)) {
 			exercise(st, data, size);
 			elf_symtab__free(st);
 		}
+		opts.skip = NULL;
+		check_skip(&skip);
 	}
 	return 0;
 }

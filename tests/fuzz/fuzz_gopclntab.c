@@ -16,8 +16,10 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/text.h"
 #include "symbols/elf_file.h"
 #include "symbols/gopclntab.h"
+#include "tests/unit/elf_fixture.h"
 
 #define WRAP_TAB 0x1000u
 #define WRAP_VBASE 0x500000ull
@@ -87,21 +89,7 @@ static uint8_t *wrap(const uint8_t *tab, size_t n, size_t *len)
 
 	if (!img)
 		return NULL;
-	memcpy(eh->e_ident, ELFMAG, SELFMAG);
-	eh->e_ident[EI_CLASS] = ELFCLASS64;
-	eh->e_ident[EI_DATA] = ELFDATA2LSB;
-	eh->e_ident[EI_VERSION] = EV_CURRENT;
-	eh->e_type = ET_EXEC;
-	eh->e_machine = EM_X86_64;
-	eh->e_version = EV_CURRENT;
-	eh->e_phoff = sizeof(*eh);
-	eh->e_phentsize = sizeof(Elf64_Phdr);
-	eh->e_phnum = 1;
-	eh->e_ehsize = sizeof(*eh);
-	eh->e_shoff = shoff;
-	eh->e_shentsize = sizeof(Elf64_Shdr);
-	eh->e_shnum = 3;
-	eh->e_shstrndx = 2;
+	fx_elf64_exec(eh, 1, shoff, 3, 2);
 	memcpy(img + sizeof(*eh), &ph, sizeof(ph));
 	memcpy(img + WRAP_TAB, tab, n);
 	memcpy(img + WRAP_TAB + n, shstr, sizeof(shstr));
@@ -113,9 +101,11 @@ static uint8_t *wrap(const uint8_t *tab, size_t n, size_t *len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int fd = -2;
+	struct elf_skip skip = { ELF_SKIP_NONE };
 	struct gopclntab *t = NULL;
+	char why[192];
 	uint8_t *img;
-	size_t len;
+	size_t len, n;
 
 	if (fd == -2) {
 		log_set_level(LOG_ERROR);
@@ -131,9 +121,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	load_elf(data, size, data, size);
 	if (fd >= 0 && !ftruncate(fd, 0) && pwrite(fd, data, size, 0) == (ssize_t)size &&
-	    !gopclntab__from_fd(fd, &(struct gopclntab_opts){ .scan = true }, &t)) {
+	    !gopclntab__from_fd(fd, &(struct gopclntab_opts){ .scan = true, .skip = &skip }, &t)) {
 		exercise(t, data, size);
 		gopclntab__free(t);
 	}
+	/* a refusal is said in valid UTF-8 (the note of files not read for names) */
+	n = elf_skip_format(&skip, why, sizeof(why));
+	if (n >= sizeof(why) || !text_utf8_is_valid(why, n))
+		abort();
 	return 0;
 }

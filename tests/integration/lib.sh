@@ -52,8 +52,11 @@ fi
 
 log() { printf '%s: %s\n' "$TEST_NAME" "$*" >&2; }
 
+# fail MESSAGE: the test fails. When DLOG names a file (the log of the agent a test started,
+# agent_spawn), its last DLOG_TAIL (25) lines are shown first.
 fail()
 {
+	[ -n "${DLOG:-}" ] && [ -f "$DLOG" ] && tail -n "${DLOG_TAIL:-25}" "$DLOG" | sed 's/^/  agent| /' >&2
 	printf 'FAIL %s: %s\n' "$TEST_NAME" "$*" >&2
 	exit 1
 }
@@ -67,6 +70,12 @@ skip()
 need_root()
 {
 	[ "$(id -u)" -eq 0 ] || skip "needs root (eBPF, cgroups, namespaces)"
+}
+
+# need_bin: fails unless the profiler ($BIN) is built.
+need_bin()
+{
+	[ -x "$BIN" ] || fail "binary not found: $BIN (make, or set BIN)"
 }
 
 need_cmd()
@@ -317,6 +326,389 @@ exec "$@"
 	grep -q "^NSpid:[[:space:]]*${pid}[[:space:]]\+1\$" "/proc/$pid/status" ||
 		fail "ns_container_run: pid $pid is not pid 1 of a new pid namespace"
 	echo "$pid"
+}
+
+# need_own_ns PID WHAT NS...: fails unless PID is in a namespace of its own (not this shell's)
+# of each kind NS (pid, mnt, net, ...): "WHAT is not in its own mount namespace".
+need_own_ns()
+{
+	local pid=$1 what=$2 ns
+	shift 2
+	for ns in "$@"; do
+		[ "$(readlink "/proc/$pid/ns/$ns")" != "$(readlink "/proc/self/ns/$ns")" ] ||
+			fail "$what is not in its own ${ns/#mnt/mount} namespace"
+	done
+}
+
+# ns_python CGPATH PYTHON ARGS...: runs PYTHON in its own pid, mount and net namespaces (the
+# host's file system, a fresh /proc), inside CGPATH ("" for none); prints its pid as the host
+# sees it, once PYTHON has been exec'd.
+ns_python()
+{
+	local cg=$1 upid pid procs='' log=$LIB_STATE/logs/python.$$.$RANDOM.log
+	shift
+	[ -z "$cg" ] || procs=$(cg_procs_files "$cg") || exit 1
+	LIB_CG_PROCS=$procs sh -c "$LIB_CG_ENTER"'; exec "$@"' ns_python \
+		unshare --pid --mount --net --fork --propagation private \
+		sh -c 'mount -t proc proc /proc && exec "$@"' ns_python "$@" </dev/null >>"$log" 2>&1 &
+	upid=$!
+	echo "$upid" >>"$LIB_STATE/pids"
+	wait_for "pid=\$(pgrep -P $upid | head -1); [ -n \"\$pid\" ] && \
+		[ \"\$(readlink /proc/\$pid/exe)\" = \"\$(readlink -f $1)\" ]" 10 ||
+		fail "ns_python: $1 did not start (log: $log): $(tail -3 "$log")"
+	pid=$(pgrep -P "$upid" | head -1)
+	echo "$pid" >>"$LIB_STATE/pids"
+	echo "$pid"
+}
+
+# python3_versions: the CPython 3 interpreters to try, one a line: the system one
+# (/usr/bin/python3.11, which a test may insist on) and every /root/.pyenv/versions/3.*.
+python3_versions()
+{
+	local v
+	echo /usr/bin/python3.11
+	for v in /root/.pyenv/versions/3.*; do
+		[ -d "$v" ] || continue
+		echo "$v/bin/python$(basename "$v" | cut -d. -f1-2)"
+	done
+}
+
+# python3_start PYTHON ARGS...: when PYTHON is installed, runs it with ARGS in its own pid, mount
+# and net namespaces (ns_python, no cgroup) and lets it start up for 1 s; its version (x.y.z)
+# in PY_VERSION, its pid in PY_PID (call it directly, not in $(...)). Returns 1 when PYTHON is
+# not installed; fails when that is the system one (/usr/bin/python3.11).
+# shellcheck disable=SC2034
+python3_start()
+{
+	local py=$1
+	if [ ! -x "$py" ]; then
+		[ "$py" = /usr/bin/python3.11 ] && fail "the system CPython $py is missing"
+		return 1
+	fi
+	PY_VERSION=$("$py" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])') ||
+		fail "$py does not run"
+	PY_PID=$(ns_python "" "$@") || exit 1
+	need_own_ns "$PY_PID" "$py" pid mnt net
+	sleep 1	# past start-up, at full speed
+}
+
+# --- programs ------------------------------------------------------------------------------
+
+# workload NAME: prints the path of tests/workloads/NAME.c built: by `make` into
+# $OUTPUT/workloads, or here the same way when it is not there.
+workload()
+{
+	local w=$OUTPUT/workloads/$1
+	if [ ! -x "$w" ]; then
+		w=$TMP/$1
+		cc -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE "$LIB_DIR/../workloads/$1.c" -o "$w" \
+			-lpthread || fail "cannot build workload $1"
+	fi
+	echo "$w"
+}
+
+# bg_start CMD...: starts CMD in the background (no input, no output) and returns once it
+# runs CMD's program; its pid in BG_PID (call it directly, not in $(...)). cleanup kills it.
+# shellcheck disable=SC2034
+bg_start()
+{
+	local exe
+	exe=$(readlink -f "$(command -v "$1")") || fail "no program $1"
+	"$@" </dev/null >/dev/null 2>&1 &
+	BG_PID=$!
+	echo "$BG_PID" >>"$LIB_STATE/pids"
+	wait_for "[ \"\$(readlink /proc/$BG_PID/exe 2>/dev/null)\" = '$exe' ]" 10 ||
+		fail "$1 did not start"
+}
+
+# need_go: the Go toolchain in GO (go on PATH, else Debian's Go 1.19, else /usr/lib/go), and an
+# environment of this test's own for it (build cache, GOPATH, no modules, no cgo; go tool pprof
+# writes into $TMP and looks for no binaries). Fails when there is none.
+need_go()
+{
+	GO=$(command -v go || echo /usr/lib/go-1.19/bin/go)
+	[ -x "$GO" ] || GO=/usr/lib/go/bin/go
+	[ -x "$GO" ] || fail "go not found (apt-get install golang-go)"
+	export HOME=${HOME:-$TMP} GOCACHE=$TMP/gocache GOPATH=$TMP/gopath GO111MODULE=off GOFLAGS='' \
+		CGO_ENABLED=0 PPROF_TMPDIR=$TMP PPROF_BINARY_PATH=$TMP/nonexistent
+}
+
+# go_build NAME [GO BUILD FLAGS...]: copies tests/workloads/go/NAME.go into $TMP/src and builds
+# it there into $TMP/NAME (call need_go first).
+go_build()
+{
+	local name=$1
+	shift
+	mkdir -p "$TMP/src"
+	cp "$LIB_DIR/../workloads/go/$name.go" "$TMP/src/" || fail "no workload $name.go"
+	(cd "$TMP/src" && "$GO" build "$@" -o "$TMP/$name" "$name.go") >"$TMP/go.log" 2>&1 ||
+		fail "go build $* $name.go failed: $(tail -3 "$TMP/go.log")"
+}
+
+# build_driver OUT SOURCE MODULE... [-- CC ARGS...]: compiles tests/integration/SOURCE into OUT
+# against what `make` built of each MODULE (a source path without .c, e.g. daemon/agent/sink;
+# `base` stands for every base/*.c): its object, or its source while that is newer or not built.
+# With the sanitizers when the objects have them (then DRIVER_SAN holds their flags). CC ARGS
+# (libraries, flags) come last.
+# shellcheck disable=SC2034
+build_driver()
+{
+	local out=$1 src=$2 m o
+	local mods=() objs=()
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		if [ "$1" = base ]; then
+			for o in "$REPO_ROOT"/base/*.c; do
+				o=${o#"$REPO_ROOT"/}
+				mods+=("${o%.c}")
+			done
+		else
+			mods+=("$1")
+		fi
+		shift
+	done
+	[ $# -eq 0 ] || shift
+	for m in "${mods[@]}"; do
+		o=$OUTPUT/obj/$m.o
+		if [ -f "$o" ] && [ "$o" -nt "$REPO_ROOT/$m.c" ]; then
+			objs+=("$o")
+		else
+			objs+=("$REPO_ROOT/$m.c")	# not built yet: compile the source
+		fi
+	done
+	DRIVER_SAN=
+	# (grep reads all of nm's output: -q would SIGPIPE it and fail the pipeline under pipefail)
+	nm "${objs[0]}" 2>/dev/null | grep __asan_ >/dev/null && DRIVER_SAN="-fsanitize=address,undefined"
+	# shellcheck disable=SC2086
+	cc -O1 -g -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror $DRIVER_SAN -I"$REPO_ROOT" \
+		"$LIB_DIR/$src" "${objs[@]}" "$@" -o "$out" || fail "cannot build $src"
+}
+
+# capture_retry OUT SECONDS ARGS...: `$BIN capture ARGS --out OUT` (stopped after SECONDS), once
+# no other capture holds the machine's lock, and again (3 tries) while another capture that
+# started meanwhile refuses it; its exit status in CAPTURE_RC, the milliseconds the last try took
+# in CAPTURE_MS, output in OUT.stdout and OUT.stderr.
+# shellcheck disable=SC2034
+capture_retry()
+{
+	local out=$1 secs=$2 t0
+	shift 2
+	for _ in 1 2 3; do
+		wait_lock
+		rm -rf "$out"
+		t0=$(date +%s%N)
+		timeout -k 5 "$secs" "$BIN" capture "$@" --out "$out" </dev/null >"$out.stdout" 2>"$out.stderr"
+		CAPTURE_RC=$?
+		CAPTURE_MS=$((($(date +%s%N) - t0) / 1000000))
+		[ "$CAPTURE_RC" -ne 0 ] && grep -qi 'already running' "$out.stderr" && continue
+		break
+	done
+}
+
+# profiler_run NAME MAXSECONDS ARGS...: `$BIN ARGS` once no capture holds the machine's lock
+# (wait_lock), which must exit 0 within MAXSECONDS (it is killed at MAXSECONDS + 30) with a peak
+# RSS of 128 MiB (times MEM_FACTOR) at the most; output in $TMP/NAME.stdout and .stderr (the
+# Notes: of stdout are shown, stderr when it fails), peak RSS (KiB, GNU time) in $TMP/NAME.rss.
+profiler_run()
+{
+	local name=$1 max=$2 rc t0 t rss
+	shift 2
+	wait_lock
+	t0=$(date +%s%N)
+	timeout -k 5 $((max + 30)) /usr/bin/time -f %M -o "$TMP/$name.rss" "$BIN" "$@" \
+		</dev/null >"$TMP/$name.stdout" 2>"$TMP/$name.stderr"
+	rc=$?
+	t=$((($(date +%s%N) - t0) / 1000000))
+	rss=$(tail -1 "$TMP/$name.rss")
+	log "$* -> exit $rc in $t ms, peak RSS $rss KiB"
+	sed -n '/^Notes:/,/^$/p' "$TMP/$name.stdout" | sed 's/^/    /' >&2
+	[ "$rc" -eq 0 ] || { sed 's/^/    stderr: /' "$TMP/$name.stderr" >&2; fail "$name exited $rc"; }
+	[ "$t" -le $((max * 1000)) ] || fail "$name took $t ms, more than $max s"
+	[ "$rss" -le $((128 * 1024 * MEM_FACTOR)) ] ||
+		fail "$name peak RSS $rss KiB > $((128 * MEM_FACTOR)) MiB"
+}
+
+# --- fake servers and the agent --------------------------------------------------------------
+
+# free_port: a TCP port of 127.0.0.1 that the kernel had free a moment ago.
+free_port()
+{
+	"$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# wait_lock: waits (2 min at the most) until no capture holds the machine's capture lock.
+wait_lock()
+{
+	wait_for "flock -n /run/slideops-profiler.lock true" 120 || fail "another capture holds the lock"
+}
+
+# serve_start NAME PORT CMD...: starts a server CMD that takes `--port PORT --port-file FILE`
+# (0: any free port) in the background, output appended to $TMP/NAME.log, and waits until it
+# listens. Sets SERVE_PID and SERVE_PORT (call it directly, not in $(...)); cleanup kills it.
+# shellcheck disable=SC2034
+serve_start()
+{
+	local name=$1 port=$2
+	shift 2
+	rm -f "$TMP/$name.port"
+	"$@" --port "$port" --port-file "$TMP/$name.port" </dev/null >>"$TMP/$name.log" 2>&1 &
+	SERVE_PID=$!
+	echo "$SERVE_PID" >>"$LIB_STATE/pids"
+	wait_for "[ -s '$TMP/$name.port' ]" 10 || fail "$name did not start: $(tail -3 "$TMP/$name.log")"
+	SERVE_PORT=$(cat "$TMP/$name.port")
+}
+
+# fake_kube_start PORT [ARGS...]: the fake Kubernetes API server (tests/fake-kube/) on PORT (0:
+# any), with its ARGS (--token, --state, --log ...). Sets KUBE_PID and KAPI (its URL).
+# shellcheck disable=SC2034
+fake_kube_start()
+{
+	serve_start fake-kube "$1" "$PYTHON" "$REPO_ROOT/tests/fake-kube/fake_apiserver.py" "${@:2}"
+	KUBE_PID=$SERVE_PID KAPI=http://127.0.0.1:$SERVE_PORT
+}
+
+# kube_admin METHOD PATH [BODY]: one request to the fake API server's own /fake/ API at $KAPI.
+kube_admin()
+{
+	curl -sf -X "$1" "$KAPI$2" ${3:+-d "$3"} >/dev/null || fail "fake kube $1 $2 failed"
+}
+
+# fake_cluster_start PORT [ARGS...]: the fake cluster API (tests/fake-cluster/) on PORT (0: any),
+# with its ARGS (--token, --log ...). Sets CLUSTER_PID and CLUSTER_URL.
+# shellcheck disable=SC2034
+fake_cluster_start()
+{
+	serve_start fake-cluster "$1" "$PYTHON" "$REPO_ROOT/tests/fake-cluster/fake_cluster_api.py" "${@:2}"
+	CLUSTER_PID=$SERVE_PID CLUSTER_URL=http://127.0.0.1:$SERVE_PORT
+}
+
+# kubeconfig_write FILE SERVER [TOKEN [NAMESPACE]]: a kubeconfig for SERVER, with a bearer TOKEN
+# (none when empty) and a default NAMESPACE.
+kubeconfig_write()
+{
+	local user='{}'
+	[ -z "${3:-}" ] || user="{token: $3}"
+	cat >"$1" <<KC
+apiVersion: v1
+kind: Config
+current-context: test
+clusters:
+- name: fake
+  cluster:
+    server: $2
+contexts:
+- name: test
+  context: {cluster: fake, user: agent${4:+, namespace: $4}}
+users:
+- name: agent
+  user: $user
+KC
+}
+
+# kube_pod_json NS POD UID NODE CID [ANNOTATIONS_JSON]: a running Pod of NODE as a Deployment
+# makes it: POD is <deployment>-<hash>-<suffix>, owned by ReplicaSet <deployment>-<hash>, one
+# container "app" whose containerID is containerd://CID.
+kube_pod_json()
+{
+	local rs=${2%-*}
+	cat <<EOF
+{"apiVersion": "v1", "kind": "Pod",
+ "metadata": {"name": "$2", "namespace": "$1", "uid": "$3", "annotations": ${6:-{\}},
+   "labels": {"app": "${rs%-*}", "pod-template-hash": "${rs##*-}"},
+   "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "$rs",
+                        "uid": "rs-$1-$rs", "controller": true, "blockOwnerDeletion": true}]},
+ "spec": {"nodeName": "$4", "containers": [{"name": "app", "image": "${rs%-*}:1"}]},
+ "status": {"phase": "Running",
+   "containerStatuses": [{"name": "app", "ready": true, "restartCount": 0,
+                          "containerID": "containerd://$5"}]}}
+EOF
+}
+
+# status_settled VALUE: the capture-status annotation in $TMP/status.json is about the request
+# VALUE, and that request no longer runs.
+status_settled()
+{
+	[ "$(json_get "$TMP/status.json" 'd["request"]' 2>/dev/null)" = "$1" ] &&
+		[ "$(json_get "$TMP/status.json" 'd["state"]' 2>/dev/null)" != running ]
+}
+
+# agent_yaml NODE PORT STORE [KUBECONFIG [CLUSTER_URL [LINE...]]]: prints an agent config: node
+# NODE, listening on 127.0.0.1:PORT, STORE, log level info, tokens from $TMP/tokens.yaml;
+# Kubernetes through KUBECONFIG (off when empty), the cluster API at CLUSTER_URL with the token
+# in $TMP/ctoken (none when empty), then each LINE as it is.
+agent_yaml()
+{
+	printf 'node_name: %s\nlisten: 127.0.0.1:%s\nstore_dir: %s\nlog_level: info\n' "$1" "$2" "$3"
+	printf 'tokens_file: %s\nkubernetes:\n' "$TMP/tokens.yaml"
+	if [ -n "${4:-}" ]; then
+		printf '  enabled: true\n  kubeconfig: %s\n' "$4"
+	else
+		printf '  enabled: false\n'
+	fi
+	[ -z "${5:-}" ] || printf 'cluster_api:\n  url: %s\n  token_file: %s\n' "$5" "$TMP/ctoken"
+	[ $# -le 5 ] || printf '%s\n' "${@:6}"
+}
+
+# agent_tokens NAME TOKEN ROLE [NAME TOKEN ROLE...]: writes $TMP/tokens.yaml (the tokens file of
+# agent_yaml), one API token a triple.
+agent_tokens()
+{
+	echo tokens: >"$TMP/tokens.yaml"
+	while [ $# -ge 3 ]; do
+		printf '  - {name: %s, token: "%s", role: %s}\n' "$1" "$2" "$3" >>"$TMP/tokens.yaml"
+		shift 3
+	done
+}
+
+# agent_spawn CONFIG LOG [WRAPPER...]: starts `$BIN daemon --config CONFIG` (through WRAPPER,
+# e.g. `env VAR=...`), output in LOG, and waits (30 s at the most) until it is ready or dead.
+# Sets DAEMON_PID and DLOG (call it directly, not in $(...)); returns 1 when it is not ready.
+# shellcheck disable=SC2034
+agent_spawn()
+{
+	local config=$1
+	DLOG=$2
+	shift 2
+	"$@" "$BIN" daemon --config "$config" </dev/null >"$DLOG" 2>&1 &
+	DAEMON_PID=$!
+	echo "$DAEMON_PID" >>"$LIB_STATE/pids"
+	wait_for "grep -q 'daemon ready' '$DLOG' || ! kill -0 $DAEMON_PID 2>/dev/null" 30
+	grep -q 'daemon ready' "$DLOG"
+}
+
+# agent_stop SIGNAL: sends SIGNAL to the agent of agent_spawn and waits (20 s) until it ended;
+# its exit status in DAEMON_RC.
+# shellcheck disable=SC2034
+agent_stop()
+{
+	kill "-$1" "$DAEMON_PID"
+	wait_for "! kill -0 $DAEMON_PID 2>/dev/null" 20 || fail "the agent did not stop on SIG$1"
+	wait "$DAEMON_PID"
+	DAEMON_RC=$?
+}
+
+# store_seed DIR NAMESPACE...: one stored profile of Service billing per NAMESPACE under DIR
+# (a store's profiles/), the i-th (from 0) with id 20200101T0000<ii>Z-<i, 6 hex digits>, made
+# at 2020-01-01T00:00:<i>Z.
+store_seed()
+{
+	"$PYTHON" - "$@" <<'PY' || fail "cannot seed the store"
+import json, os, sys
+base = sys.argv[1]
+for i, ns in enumerate(sys.argv[2:]):
+    pid = "20200101T0000%02dZ-%06x" % (i, i)
+    d = os.path.join(base, pid)
+    os.makedirs(d)
+    for f in ("profile.pb.gz", "profile.collapsed", "summary.json"):
+        open(os.path.join(d, f), "w").write("{}" if f == "summary.json" else "x")
+    t = 1577836800 * 10**9 + i * 10**9
+    json.dump({"version": 1, "id": pid, "service": "billing", "namespace": ns, "question": "cpu",
+               "target": {"kind": "service", "description": "Service billing"},
+               "start": "2020-01-01T00:00:00Z", "start_ns": t, "duration_seconds": 10,
+               "answer": "seeded", "languages": ["native"], "sample_count": 1,
+               "continuous": False, "created": "2020-01-01T00:00:00Z", "created_ns": t},
+              open(os.path.join(d, "meta.json"), "w"))
+PY
 }
 
 # --- cleanup -------------------------------------------------------------------------------

@@ -16,7 +16,7 @@
 
 need_root
 need_cmd setpriv timeout
-[ -x "$BIN" ] || fail "binary not found: $BIN (make, or set BIN)"
+need_bin
 
 UNIT=billing-worker.service
 SPIN=$OUTPUT/workloads/spin

@@ -34,12 +34,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need_cmd cc curl timeout cmp
-fail()
-{
-	[ -n "${DLOG:-}" ] && [ -f "$DLOG" ] && tail -n 15 "$DLOG" | sed 's/^/  agent| /' >&2
-	printf 'FAIL %s: %s\n' "$TEST_NAME" "$*" >&2
-	exit 1
-}
+DLOG_TAIL=15	# fail (lib.sh) shows the end of the agent's log
 GO=$(command -v go || echo /usr/lib/go/bin/go)
 [ -x "$GO" ] || skip "go not found (apt-get install golang-go)"
 export HOME=${HOME:-$TMP} PPROF_TMPDIR=$TMP PPROF_BINARY_PATH=$TMP/nonexistent
@@ -56,24 +51,11 @@ SHIM=$TMP/faultshim.so
 cc -shared -fPIC -O1 -Wall -Wextra -Werror -o "$SHIM" "$LIB_DIR/faultshim.c" -ldl ||
 	fail "cannot build faultshim.so"
 DRIVER=$TMP/sink_driver
-objs=()
-for m in daemon/agent/sink daemon/agent/sink_http daemon/agent/sink_parse daemon/agent/http \
-	base/fileio base/log base/clock base/array base/text; do
-	o=$OUTPUT/obj/$m.o
-	if [ -f "$o" ] && [ "$o" -nt "$REPO_ROOT/$m.c" ]; then
-		objs+=("$o")
-	else
-		objs+=("$REPO_ROOT/$m.c")
-	fi
-done
-san=
-nm "${objs[0]}" 2>/dev/null | grep __asan_ >/dev/null && san="-fsanitize=address,undefined"
-cc -O1 -g -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-missing-field-initializers \
-	$san -I"$REPO_ROOT" "$LIB_DIR/sink_driver.c" "${objs[@]}" -lcurl -ljansson -lpthread \
-	-o "$DRIVER" || fail "cannot build the sink driver"
+build_driver "$DRIVER" sink_driver.c daemon/agent/sink daemon/agent/sink_http daemon/agent/sink_parse \
+	daemon/agent/http base -- -Wno-missing-field-initializers -lcurl -ljansson -lpthread
 # under ASan the shim must come after the sanitizer's runtime
 preload=$SHIM
-[ -n "$san" ] && preload="$(cc -print-file-name=libasan.so) $SHIM"
+[ -n "$DRIVER_SAN" ] && preload="$(cc -print-file-name=libasan.so) $SHIM"
 
 # quiet CMD...: runs CMD with no output, and no "Killed" line from the shell when the shim kills it
 quiet() { ( "$@"; true ) >/dev/null 2>&1; }
@@ -107,7 +89,6 @@ cat >"$TMP/tokens.yaml" <<EOF
 tokens:
   - {name: otto, token: "$OPERATOR", role: operator}
 EOF
-free_port() { "$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 api() # METHOD PATH [BODY]: prints the status code; the body goes to $TMP/body
 {
 	curl -s -m 10 -o "$TMP/body" -w '%{http_code}' -X "$1" -H "Authorization: Bearer $OPERATOR" \
@@ -121,15 +102,7 @@ agent_start()
 	DLOG=$2
 	shift 2
 	port=$(free_port)
-	cat >"$TMP/agent.yaml" <<EOF
-node_name: node-crash
-listen: 127.0.0.1:$port
-store_dir: $store
-log_level: info
-kubernetes:
-  enabled: false
-tokens_file: $TMP/tokens.yaml
-EOF
+	agent_yaml node-crash "$port" "$store" >"$TMP/agent.yaml"
 	env "$@" "$BIN" daemon --config "$TMP/agent.yaml" </dev/null >"$DLOG" 2>&1 &
 	DAEMON_PID=$!
 	echo "$DAEMON_PID" >>"$LIB_STATE/pids"
@@ -144,7 +117,6 @@ agent_stop() # waits for the agent to end after SIGTERM (KILL after 10 s)
 	wait_for "! kill -0 $DAEMON_PID 2>/dev/null" 10 || { kill -KILL "$DAEMON_PID"; bad "$1: the agent did not stop on SIGTERM"; }
 	wait "$DAEMON_PID" 2>/dev/null
 }
-wait_lock() { wait_for "flock -n /run/slideops-profiler.lock true" 120 || fail "another capture holds the lock"; }
 # capture: one threads capture of the spin process; returns when it is done, or the agent died.
 capture()
 {
@@ -285,18 +257,12 @@ store_part()
 }
 
 # --- 2. the spool -------------------------------------------------------------------------
-FAKE=$REPO_ROOT/tests/fake-cluster/fake_cluster_api.py
 TOKEN=s3cr3t-token
 echo "$TOKEN" >"$TMP/token"
 fake_start()
 {
-	rm -f "$TMP/fake.port"
-	"$PYTHON" "$FAKE" --port-file "$TMP/fake.port" --log "$TMP/deliveries.jsonl" --token "$TOKEN" \
-		</dev/null >>"$TMP/fake.log" 2>&1 &
-	FAKE_PID=$!
-	echo "$FAKE_PID" >>"$LIB_STATE/pids"
-	wait_for "[ -s '$TMP/fake.port' ]" 10 || fail "fake cluster API did not start: $(tail -3 "$TMP/fake.log")"
-	URL=http://127.0.0.1:$(cat "$TMP/fake.port")
+	fake_cluster_start 0 --log "$TMP/deliveries.jsonl" --token "$TOKEN"
+	FAKE_PID=$CLUSTER_PID URL=$CLUSTER_URL
 }
 # check_delivered LABEL PREFIX SPOOL MUST...: the deliveries of PREFIX-* are whole, in order,
 # first deliveries once each; every MUST id delivered; the spool holds no item and no stray file.

@@ -22,13 +22,6 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need_cmd kubectl curl flock
-# a failure shows the end of the agent's log too
-fail()
-{
-	[ -n "${DLOG:-}" ] && [ -f "$DLOG" ] && tail -n 25 "$DLOG" | sed 's/^/  agent| /' >&2
-	printf 'FAIL %s: %s\n' "$TEST_NAME" "$*" >&2
-	exit 1
-}
 
 NODE=node-1
 NS=shop
@@ -48,44 +41,15 @@ export HOME=${HOME:-$TMP} PPROF_TMPDIR=$TMP PPROF_BINARY_PATH=$TMP/nonexistent
 HOT2=$OUTPUT/workloads/hot2
 [ -x "$HOT2" ] || fail "$HOT2 is missing (make all)"
 
-# --- the fake Kubernetes API server ------------------------------------------------------------
-"$PYTHON" "$REPO_ROOT/tests/fake-kube/fake_apiserver.py" --port 0 --port-file "$TMP/kport" \
-	--token "$KTOKEN" --state "$TMP/kstate.json" --bookmark-seconds 1 2>>"$TMP/kube.log" &
-echo $! >>"$LIB_STATE/pids"
-wait_for "[ -s '$TMP/kport' ]" 10 || fail "fake API server did not start: $(tail -3 "$TMP/kube.log")"
-KAPI=http://127.0.0.1:$(cat "$TMP/kport")
-kadmin() { curl -sf -X "$1" "$KAPI$2" ${3:+-d "$3"} >/dev/null || fail "fake kube $1 $2 failed"; }
-cat >"$TMP/kubeconfig" <<EOF
-apiVersion: v1
-kind: Config
-current-context: test
-clusters:
-- name: fake
-  cluster:
-    server: $KAPI
-contexts:
-- name: test
-  context: {cluster: fake, user: agent, namespace: $NS}
-users:
-- name: agent
-  user:
-    token: $KTOKEN
-EOF
+# --- the fake Kubernetes API server and the fake cluster API -------------------------------------
+fake_kube_start 0 --token "$KTOKEN" --state "$TMP/kstate.json" --bookmark-seconds 1
+kubeconfig_write "$TMP/kubeconfig" "$KAPI" "$KTOKEN" "$NS"
 K() { kubectl --kubeconfig "$TMP/kubeconfig" --request-timeout=10s "$@"; }
-
-# --- the fake cluster API ------------------------------------------------------------------------
 echo "$CTOKEN" >"$TMP/ctoken"
-CPORT=0
-cluster_start()
+cluster_start() # again on the same port
 {
-	rm -f "$TMP/cport"
-	"$PYTHON" "$REPO_ROOT/tests/fake-cluster/fake_cluster_api.py" --port "$CPORT" \
-		--port-file "$TMP/cport" --log "$TMP/deliveries.jsonl" --token "$CTOKEN" \
-		</dev/null >>"$TMP/cluster.log" 2>&1 &
-	CLUSTER_PID=$!
-	echo "$CLUSTER_PID" >>"$LIB_STATE/pids"
-	wait_for "[ -s '$TMP/cport' ]" 10 || fail "fake cluster API did not start: $(tail -3 "$TMP/cluster.log")"
-	CPORT=$(cat "$TMP/cport")
+	fake_cluster_start "${CPORT:-0}" --log "$TMP/deliveries.jsonl" --token "$CTOKEN"
+	CPORT=$SERVE_PORT
 }
 cluster_start
 delivered_ids() { "$PYTHON" -c 'import json,sys; print(" ".join(json.loads(l)["id"] for l in open(sys.argv[1])))' "$TMP/deliveries.jsonl" 2>/dev/null; }
@@ -96,90 +60,36 @@ CID=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 cg=$(cg_make_pod burstable "$POD_UID" "$CID")
 hot_pid=$(cg_run "$cg" "$HOT2")
 log "hot2 pid $hot_pid in $cg"
-
-pod_json() # NAME UID CID [ANNOTATIONS_JSON]
-{
-	cat <<EOF
-{"apiVersion": "v1", "kind": "Pod",
- "metadata": {"name": "$1", "namespace": "$NS", "uid": "$2", "annotations": ${4:-{\}},
-   "labels": {"app": "billing", "pod-template-hash": "$HASH"},
-   "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "billing-$HASH",
-                        "uid": "rs-1", "controller": true, "blockOwnerDeletion": true}]},
- "spec": {"nodeName": "$NODE", "containers": [{"name": "app", "image": "billing:1"}]},
- "status": {"phase": "Running",
-   "containerStatuses": [{"name": "app", "ready": true, "restartCount": 0,
-                          "containerID": "containerd://$3"}]}}
-EOF
-}
-kadmin POST /fake/nodes '{"metadata": {"name": "'$NODE'"}, "status": {"nodeInfo": {"kubeletVersion": "v1.32.0"}}}'
-kadmin POST /fake/pods "$(pod_json "$POD" "$POD_UID" "$CID")"
+kube_admin POST /fake/nodes '{"metadata": {"name": "'$NODE'"}, "status": {"nodeInfo": {"kubeletVersion": "v1.32.0"}}}'
+kube_admin POST /fake/pods "$(kube_pod_json "$NS" "$POD" "$POD_UID" "$NODE" "$CID")"
 
 # --- config, tokens, and a store that already holds 50 billing profiles ---------------------------
 STORE=$TMP/store
-# the config wants a real port: take a free one from the kernel
-APORT=$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+APORT=$(free_port)	# the config wants a real port: take a free one from the kernel
 cat >"$TMP/tokens.yaml" <<EOF
 tokens:
   - {name: vera, token: "$VIEWER", role: viewer}
   - {name: otto, token: "$OPERATOR", role: operator}
 EOF
-cat >"$TMP/profiler.yaml" <<EOF
-node_name: $NODE
-listen: 127.0.0.1:$APORT
-store_dir: $STORE
-log_level: info
-kubernetes:
-  enabled: true
-  kubeconfig: $TMP/kubeconfig
-cluster_api:
-  url: http://127.0.0.1:$CPORT
-  token_file: $TMP/ctoken
-tokens_file: $TMP/tokens.yaml
-EOF
-"$PYTHON" - "$STORE/profiles" <<'EOF' || fail "cannot seed the store"
-import json, os, sys
-base = sys.argv[1]
-for i in range(50):
-    pid = "20200101T0000%02dZ-%06x" % (i, i)
-    d = os.path.join(base, pid)
-    os.makedirs(d)
-    for f in ("profile.pb.gz", "profile.collapsed", "summary.json"):
-        open(os.path.join(d, f), "w").write("{}" if f == "summary.json" else "x")
-    ns = 1577836800 * 10**9 + i * 10**9
-    json.dump({"version": 1, "id": pid, "service": "billing", "namespace": "shop", "question": "cpu",
-               "target": {"kind": "service", "description": "Service billing"},
-               "start": "2020-01-01T00:00:00Z", "start_ns": ns, "duration_seconds": 10,
-               "answer": "seeded", "languages": ["native"], "sample_count": 1,
-               "continuous": False, "created": "2020-01-01T00:00:00Z", "created_ns": ns},
-              open(os.path.join(d, "meta.json"), "w"))
+agent_yaml "$NODE" "$APORT" "$STORE" "$TMP/kubeconfig" "http://127.0.0.1:$CPORT" >"$TMP/profiler.yaml"
+# shellcheck disable=SC2046
+store_seed "$STORE/profiles" $(printf "$NS %.0s" {1..50})
 # what a kill -9 in the middle of store__add leaves: a .tmp- directory without meta.json
-os.makedirs(os.path.join(base, ".tmp-20200102T000000Z-0000ff"))
-open(os.path.join(base, ".tmp-20200102T000000Z-0000ff", "profile.pb.gz"), "w").write("half")
-EOF
+mkdir -p "$STORE/profiles/.tmp-20200102T000000Z-0000ff"
+echo half >"$STORE/profiles/.tmp-20200102T000000Z-0000ff/profile.pb.gz"
 
 # --- the agent -------------------------------------------------------------------------------------
 NSTART=0
 daemon_start()
 {
 	NSTART=$((NSTART + 1))
-	DLOG=$TMP/daemon.$NSTART.log
 	# Only one capture runs on a machine: wait for any other one to end (the agent holds the
 	# lock only while it captures).
-	wait_for "flock -n /run/slideops-profiler.lock true" 120 || fail "another capture holds the lock"
-	"$BIN" daemon --config "$TMP/profiler.yaml" </dev/null >"$DLOG" 2>&1 &
-	DAEMON_PID=$!
-	echo "$DAEMON_PID" >>"$LIB_STATE/pids"
-	wait_for "grep -q 'daemon ready' '$DLOG' || ! kill -0 $DAEMON_PID 2>/dev/null" 20
-	grep -q 'daemon ready' "$DLOG" || fail "the agent did not start: $(tail -5 "$DLOG")"
+	wait_lock
+	agent_spawn "$TMP/profiler.yaml" "$TMP/daemon.$NSTART.log" ||
+		fail "the agent did not start: $(tail -5 "$DLOG")"
 	API=http://127.0.0.1:$APORT
 	log "agent $NSTART (pid $DAEMON_PID) serving $API"
-}
-daemon_stop() # SIGNAL
-{
-	kill "-$1" "$DAEMON_PID"
-	wait_for "! kill -0 $DAEMON_PID 2>/dev/null" 20 || fail "the agent did not stop on SIG$1"
-	wait "$DAEMON_PID"
-	DAEMON_RC=$?
 }
 api() # TOKEN METHOD PATH [BODY]: prints the status code; the body goes to $TMP/body
 {
@@ -196,14 +106,9 @@ state_is() # pod NAME | node NAME, STATE
 	status_of "$1" "$2" && [ "$(json_get "$TMP/status.json" 'd["state"]' 2>/dev/null)" = "$3" ]
 }
 # Other tests may capture on this machine at the same time (one capture per machine): a
-# request refused because of one of them is asked again, in a form that reads the same.
-wait_lock() { wait_for "flock -n /run/slideops-profiler.lock true" 120 || fail "another capture holds the lock"; }
-settled() # pod|node NAME VALUE: the status is about VALUE and is not running
-{
-	status_of "$1" "$2" &&
-		[ "$(json_get "$TMP/status.json" 'd["request"]' 2>/dev/null)" = "$3" ] &&
-		[ "$(json_get "$TMP/status.json" 'd["state"]' 2>/dev/null)" != running ]
-}
+# request refused because of one of them is asked again (after wait_lock), in a form that
+# reads the same.
+settled() { status_of "$1" "$2" && status_settled "$3"; } # pod|node NAME VALUE
 api_capture() # BODY: runs one API capture to its end; its id in $ID
 {
 	local end=$(($(date +%s) + 120)) code
@@ -350,12 +255,12 @@ msg=$(json_get "$TMP/status.json" 'd["message"]')
 cp "$TMP/status.json" "$TMP/pod_status.json"
 
 # --- 4. exactly once across restarts ---------------------------------------------------------------
-daemon_stop TERM
+agent_stop TERM
 [ "$DAEMON_RC" = 0 ] || fail "SIGTERM: exit $DAEMON_RC: $(tail -5 "$DLOG")"
 captures_before=$(audit_count 'r["what"] == "capture"')
 # A dead agent left this request running (a second pod of the Service, annotated meanwhile).
 POD2_UID=$(cat /proc/sys/kernel/random/uuid)
-kadmin POST /fake/pods "$(pod_json "$POD2" "$POD2_UID" "$(printf 'd%.0s' {1..64})" \
+kube_admin POST /fake/pods "$(kube_pod_json "$NS" "$POD2" "$POD2_UID" "$NODE" "$(printf 'd%.0s' {1..64})" \
 	'{"'$CAPTURE_KEY'": "question=cpu,duration=30", "'$STATUS_KEY'": "{\"request\":\"question=cpu,duration=30\",\"state\":\"running\"}"}')"
 daemon_start
 wait_for "state_is pod $POD2 failed" 15 || fail "a running request of a dead agent was not failed: $(cat "$TMP/status.json")"
@@ -387,7 +292,7 @@ code=$(api "$OPERATOR" POST /v1/captures '{"target": "service:billing", "questio
 ID4=$(json_get "$TMP/body" 'd["id"]')
 wait_for "[ \"\$(api $OPERATOR GET /v1/captures/current)\" = 200 ] && [ \"\$(json_get $TMP/body 'd.get(\"step\", 0)')\" -ge 3 ]" 20 ||
 	fail "capture 4 did not start sampling: $(cat "$TMP/body")"
-daemon_stop KILL
+agent_stop KILL
 n=$(ls "$STORE/spool" | grep -cE '^[0-9]{20}-')
 [ "$n" = 3 ] || fail "spool holds $n items after kill -9, want 3: $(ls "$STORE/spool")"
 cluster_start
@@ -438,7 +343,7 @@ grep -q '^slideops_profiler_captures_total{result="done"} 0$' "$TMP/metrics" ||
 grep -q '^slideops_profiler_spool_depth 0$' "$TMP/metrics" || fail "spool_depth: $(grep spool "$TMP/metrics")"
 grep -q '^slideops_profiler_profiles_stored ' "$TMP/metrics" || fail "no profiles_stored"
 
-daemon_stop TERM
+agent_stop TERM
 [ "$DAEMON_RC" = 0 ] || fail "SIGTERM: exit $DAEMON_RC"
 grep -q 'signal 15: stopping' "$DLOG" || fail "no stop message"
 log "all daemon checks passed"

@@ -78,25 +78,13 @@ cat >"$TMP/tokens.yaml" <<EOF
 tokens:
   - {name: otto, token: "$OPERATOR", role: operator}
 EOF
-APORT=$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat >"$TMP/profiler.yaml" <<EOF
-node_name: node-limits
-listen: 127.0.0.1:$APORT
-store_dir: $TMP/store
-log_level: info
-kubernetes:
-  enabled: false
-tokens_file: $TMP/tokens.yaml
-EOF
+APORT=$(free_port)
+agent_yaml node-limits "$APORT" "$TMP/store" >"$TMP/profiler.yaml"
 API=http://127.0.0.1:$APORT
-DLOG=$TMP/daemon.log
-MEMCG_PROCS=$MEMCG/cgroup.procs \
-	sh -c 'echo $$ >"$MEMCG_PROCS" || exit 126; exec "$@"' agent \
-	"$BIN" daemon --config "$TMP/profiler.yaml" </dev/null >"$DLOG" 2>&1 &
-DAEMON_PID=$!
-echo "$DAEMON_PID" >>"$LIB_STATE/pids"
-wait_for "grep -q 'daemon ready' '$DLOG' || ! kill -0 $DAEMON_PID 2>/dev/null" 30
-grep -q 'daemon ready' "$DLOG" || fail "the agent did not start: $(tail -5 "$DLOG")"
+# shellcheck disable=SC2016
+agent_spawn "$TMP/profiler.yaml" "$TMP/daemon.log" env MEMCG_PROCS="$MEMCG/cgroup.procs" \
+	sh -c 'echo $$ >"$MEMCG_PROCS" || exit 126; exec "$@"' agent ||
+	fail "the agent did not start: $(tail -5 "$DLOG")"
 grep -q "^[0-9]*:memory:${own%/}/slideops-limits.$$\$" "/proc/$DAEMON_PID/cgroup" ||
 	fail "the agent is not in the memory cgroup: $(grep memory "/proc/$DAEMON_PID/cgroup")"
 log "agent pid $DAEMON_PID serving $API"

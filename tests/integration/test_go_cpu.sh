@@ -16,21 +16,14 @@
 
 need_root
 need_cmd readelf flock timeout
-[ -x "$BIN" ] || fail "binary not found: $BIN (make, or set BIN)"
+need_bin
 
 LOCK=/run/slideops-profiler.lock
 DURATION=5
-GO=$(command -v go || echo /usr/lib/go-1.19/bin/go)
-[ -x "$GO" ] || GO=/usr/lib/go/bin/go
-[ -x "$GO" ] || fail "go not found (apt-get install golang-go)"
-export HOME=${HOME:-$TMP} GOCACHE=$TMP/gocache GOPATH=$TMP/gopath GO111MODULE=off GOFLAGS= \
-	CGO_ENABLED=0 PPROF_TMPDIR=$TMP PPROF_BINARY_PATH=$TMP/nonexistent
+need_go
 
 # --- the workload, stripped ----------------------------------------------------------------
-mkdir -p "$TMP/src"
-cp "$LIB_DIR/../workloads/go/hot.go" "$TMP/src/hot.go"
-(cd "$TMP/src" && "$GO" build -ldflags='-s -w' -o "$TMP/hot" hot.go) >"$TMP/go.log" 2>&1 ||
-	fail "go build -ldflags='-s -w' failed: $(tail -3 "$TMP/go.log")"
+go_build hot -ldflags='-s -w'
 readelf -SW "$TMP/hot" | grep -q '\.symtab' && fail "the workload still has .symtab"
 readelf -SW "$TMP/hot" | grep -q '\.debug_' && fail "the workload still has DWARF"
 readelf -SW "$TMP/hot" | grep -q '\.gopclntab' || fail "the workload has no .gopclntab"

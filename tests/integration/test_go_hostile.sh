@@ -15,20 +15,11 @@
 
 need_root
 need_cmd flock timeout curl nsenter
-[ -x "$BIN" ] || fail "binary not found: $BIN (make, or set BIN)"
+need_bin
 
-LOCK=/run/slideops-profiler.lock
-GO=$(command -v go || echo /usr/lib/go-1.19/bin/go)
-[ -x "$GO" ] || fail "go not found (apt-get install golang-go)"
-export HOME=${HOME:-$TMP} GOCACHE=$TMP/gocache GOPATH=$TMP/gopath GO111MODULE=off GOFLAGS= \
-	CGO_ENABLED=0
-
-mkdir -p "$TMP/src"
-for p in nopprof badpprof; do
-	cp "$LIB_DIR/../workloads/go/$p.go" "$TMP/src/"
-	(cd "$TMP/src" && "$GO" build -ldflags='-s -w' -o "$TMP/$p" "$p.go") >"$TMP/go.log" 2>&1 ||
-		fail "go build $p failed: $(tail -3 "$TMP/go.log")"
-done
+need_go
+go_build nopprof -ldflags='-s -w'
+go_build badpprof -ldflags='-s -w'
 make_busybox_rootfs "$TMP/root" "$TMP/nopprof" "$TMP/badpprof" || exit 1
 
 # start NAME PORT CMD ARGS...: CMD in a container of its own; prints its pid once PORT listens
@@ -48,18 +39,10 @@ start()
 # within MAXSECONDS; exit status in OUT.rc, output in OUT.stdout and OUT.stderr.
 capture()
 {
-	local out=$1 max=$2 try rc t0 t
+	local out=$1 max=$2 rc t
 	shift 2
-	for try in 1 2 3; do
-		wait_for "flock -n $LOCK true" 120 || fail "another capture held $LOCK for 2 min"
-		rm -rf "$out"
-		t0=$(date +%s%N)
-		timeout -k 5 90 "$BIN" capture "$@" --out "$out" </dev/null >"$out.stdout" 2>"$out.stderr"
-		rc=$?
-		[ "$rc" -ne 0 ] && grep -qi 'already running' "$out.stderr" && continue
-		break
-	done
-	t=$((($(date +%s%N) - t0) / 1000000))
+	capture_retry "$out" 90 "$@"
+	rc=$CAPTURE_RC t=$CAPTURE_MS
 	echo "$rc" >"$out.rc"
 	log "capture $* -> exit $rc in $t ms"
 	sed -n '/^Notes:/,/^$/p' "$out.stdout" | sed 's/^/    /' >&2

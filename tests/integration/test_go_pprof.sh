@@ -17,18 +17,10 @@
 
 need_root
 need_cmd flock timeout curl nsenter
-[ -x "$BIN" ] || fail "binary not found: $BIN (make, or set BIN)"
+need_bin
 
-LOCK=/run/slideops-profiler.lock
-GO=$(command -v go || echo /usr/lib/go-1.19/bin/go)
-[ -x "$GO" ] || fail "go not found (apt-get install golang-go)"
-export HOME=${HOME:-$TMP} GOCACHE=$TMP/gocache GOPATH=$TMP/gopath GO111MODULE=off GOFLAGS= \
-	CGO_ENABLED=0 PPROF_TMPDIR=$TMP PPROF_BINARY_PATH=$TMP/nonexistent
-
-mkdir -p "$TMP/src"
-cp "$LIB_DIR/../workloads/go/pprofapp.go" "$TMP/src/"
-(cd "$TMP/src" && "$GO" build -ldflags='-s -w' -o "$TMP/pprofapp" pprofapp.go) >"$TMP/go.log" 2>&1 ||
-	fail "go build failed: $(tail -3 "$TMP/go.log")"
+need_go
+go_build pprofapp -ldflags='-s -w'
 make_busybox_rootfs "$TMP/root" "$TMP/pprofapp" || exit 1
 
 # start NAME ARGS...: pprofapp in a container of its own (cgroup system.slice/NAME.service);
@@ -47,20 +39,13 @@ start()
 # capture OUT ARGS...: one capture when no other holds the lock; stdout in OUT.stdout
 capture()
 {
-	local out=$1 try rc
+	local out=$1
 	shift
-	for try in 1 2 3; do
-		wait_for "flock -n $LOCK true" 120 || fail "another capture held $LOCK for 2 min"
-		rm -rf "$out"
-		timeout -k 5 60 "$BIN" capture "$@" --out "$out" </dev/null >"$out.stdout" 2>"$out.stderr"
-		rc=$?
-		[ "$rc" -ne 0 ] && grep -qi 'already running' "$out.stderr" && continue
-		break
-	done
-	if [ "$rc" -ne 0 ]; then
+	capture_retry "$out" 60 "$@"
+	if [ "$CAPTURE_RC" -ne 0 ]; then
 		sed 's/^/  stdout: /' "$out.stdout" >&2
 		sed 's/^/  stderr: /' "$out.stderr" >&2
-		fail "capture $* exited $rc"
+		fail "capture $* exited $CAPTURE_RC"
 	fi
 	json_get "$out/summary.json" 'd["answer"]' >"$out.answer" || fail "no answer in $out/summary.json"
 	log "capture $*: $(cat "$out.answer")"

@@ -17,10 +17,9 @@
 
 need_root
 need_cmd gcc timeout unshare
-[ -x "$BIN" ] || fail "binary not found: $BIN (make, or set BIN)"
+need_bin
 [ -x /usr/bin/time ] || skip "GNU time not installed (apt-get install time)"
 
-LOCK=/run/slideops-profiler.lock
 gcc -O2 -static -pthread -o "$TMP/hostile_mapper" "$LIB_DIR/hostile_mapper.c" 2>"$TMP/cc.log" ||
 	fail "cannot build hostile_mapper: $(tail -3 "$TMP/cc.log")"
 gcc -O2 -o "$TMP/hostile_watch" "$LIB_DIR/hostile_watch.c" 2>"$TMP/cc.log" ||
@@ -63,41 +62,21 @@ grep -q ' /usr/lib/hostile/libvictim.so$' "/proc/$pid/maps" || fail "libvictim.s
 : >"$TMP/watch.out"	# the setup's own opens of the canary are not the profiler's
 log "hostile_mapper pid $pid (pid 1 of its namespaces)"
 
-# run NAME MAXSECONDS ARGS...: the profiler (when no capture holds the lock), that must end
-# within MAXSECONDS with exit 0; output in $TMP/NAME.{stdout,stderr}, peak RSS (KiB) checked.
-run()
-{
-	local name=$1 max=$2 rc t0 t rss
-	shift 2
-	wait_for "flock -n $LOCK true" 120 || fail "another capture held $LOCK for 2 min"
-	t0=$(date +%s%N)
-	timeout -k 5 $((max + 30)) /usr/bin/time -f %M -o "$TMP/$name.rss" "$BIN" "$@" \
-		</dev/null >"$TMP/$name.stdout" 2>"$TMP/$name.stderr"
-	rc=$?
-	t=$((($(date +%s%N) - t0) / 1000000))
-	rss=$(tail -1 "$TMP/$name.rss")
-	log "$* -> exit $rc in $t ms, peak RSS $rss KiB"
-	sed -n '/^Notes:/,/^$/p' "$TMP/$name.stdout" | sed 's/^/    /' >&2
-	[ "$rc" -eq 0 ] || { sed 's/^/    stderr: /' "$TMP/$name.stderr" >&2; fail "$name exited $rc"; }
-	[ "$t" -le $((max * 1000)) ] || fail "$name took $t ms, more than $max s"
-	[ "$rss" -le $((128 * 1024)) ] || fail "$name peak RSS $rss KiB > 128 MiB"
-}
-
 valid_summary()
 {
 	"$PYTHON" -c 'import json, sys; json.load(open(sys.argv[1]))' "$1/summary.json" ||
 		fail "$1/summary.json is not valid JSON"
 }
 
-run check 20 check --pid "$pid"
+profiler_run check 20 check --pid "$pid"
 # detection went through every hostile `release` file and fell back to the path: "JVM"
 grep -q '^Runtimes:.*JVM' "$TMP/check.stdout" ||
 	{ cat "$TMP/check.stdout" >&2; fail "check does not report the JVM-named process"; }
 
-run pidcpu 23 capture --pid "$pid" --question cpu --duration 3 --out "$TMP/pidcpu"
+profiler_run pidcpu 23 capture --pid "$pid" --question cpu --duration 3 --out "$TMP/pidcpu"
 valid_summary "$TMP/pidcpu"
 
-run servercpu 23 capture --server --question cpu --duration 3 --out "$TMP/servercpu"
+profiler_run servercpu 23 capture --server --question cpu --duration 3 --out "$TMP/servercpu"
 valid_summary "$TMP/servercpu"
 
 kill -0 "$pid" || fail "hostile_mapper died"

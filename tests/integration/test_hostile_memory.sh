@@ -11,7 +11,8 @@
 #   - gosparse: a Go program (tests/workloads/go/hot.go) whose .gopclntab claims 200 MiB of holes
 # `capture --pid PID --question cpu --duration 3` of each, then a whole-server capture while
 # all run: each ends on time with exit 0, its peak RSS (maxrss from /usr/bin/time -v: the
-# profiler's VmHWM) stays <= 128 MiB, and summary.json is valid JSON.
+# profiler's VmHWM) stays <= 128 MiB, summary.json is valid JSON, and its notes (and the answer
+# text) name each sparse file and the claim that was refused.
 . "$(dirname "$0")/lib.sh"
 
 need_root
@@ -106,6 +107,27 @@ grep -q '_Z1fPFvvEPFvS0_S0_E' "$TMP/explode/profile.collapsed" ||
 max=$(awk '{ n = length($0); if (n > m) m = n } END { print m + 0 }' "$TMP/explode/profile.collapsed")
 [ "$max" -lt 65536 ] || fail "explode: a stack line of $max bytes: the name was demangled"
 
+# note_has NAME TEXT...: a note of $TMP/NAME/summary.json holds every TEXT (issue 12, class 3:
+# what a limit kept from being read is said, never a crash or a kill).
+note_has()
+{
+	python3 - "$TMP/$1/summary.json" "${@:2}" <<'PY' || fail "$1: no note in summary.json says: ${*:2}"
+import json, sys
+notes = json.load(open(sys.argv[1])).get("notes", [])
+want = sys.argv[2:]
+sys.exit(0 if any(all(w in n for w in want) for n in notes) else 1)
+PY
+}
+# The sparse binaries' claims are refused, and the notes say which file and why.
+note_has sparse "1 file was not read for names (over the size limits)" \
+	"/usr/local/bin/sparse (.symtab claims 1 GiB, but the file has " "show as addresses"
+note_has gosparse "/usr/local/bin/gosparse (" ".gopclntab claims 200 MiB, over the 48 MiB limit"
+log "sparse: $(python3 -c 'import json, sys; print([n for n in json.load(open(sys.argv[1]))["notes"] if "not read for names" in n][0])' "$TMP/sparse/summary.json")"
+grep -q 'not read for names' "$TMP/sparse.stdout" || fail "sparse: the note is not in the answer text"
+
 capture server $((DURATION + 60)) --server --question cpu --duration "$DURATION"
+# Only gosparse: sparse is a copy of explode (the same GNU build id), so when explode is read
+# first, sparse's frames are named from explode's .symtab and nothing of it is refused.
+note_has server "/usr/local/bin/gosparse (" ".gopclntab claims 200 MiB"
 log "all captures bounded"
 exit 0

@@ -14,19 +14,13 @@
 
 need_root
 need_cmd gcc timeout unshare
-[ -x "$BIN" ] || fail "binary not found: $BIN (make, or set BIN)"
+need_bin
 [ -x /usr/bin/time ] || skip "GNU time not installed (apt-get install time)"
 GO=$(command -v go || echo /usr/lib/go-1.19/bin/go)
 [ -x "$GO" ] || skip "go not installed (apt-get install golang-go): go tool pprof reads the profile"
 
-LOCK=/run/slideops-profiler.lock
 DURATION=3
-W=$OUTPUT/workloads/hostile_names
-if [ ! -x "$W" ]; then
-	W=$TMP/hostile_names
-	gcc -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE "$LIB_DIR/../workloads/hostile_names.c" \
-		-o "$W" -lpthread 2>"$TMP/cc.log" || fail "cannot build hostile_names: $(tail -3 "$TMP/cc.log")"
-fi
+W=$(workload hostile_names) || exit 1
 nm "$W" | grep -qa $'hot\xff\xfe$' || fail "hostile_names has no symbol hot\\xff\\xfe"
 
 ROOT=$TMP/root
@@ -58,26 +52,6 @@ for n in names:
 PY
 sleep 0.5
 log "hostile_names pid $pid (pid 1 of its namespaces)"
-
-# run NAME MAXSECONDS ARGS...: the profiler, that must end within MAXSECONDS with exit 0;
-# output in $TMP/NAME.{stdout,stderr}, peak RSS (KiB) checked.
-run()
-{
-	local name=$1 max=$2 rc t0 t rss
-	shift 2
-	wait_for "flock -n $LOCK true" 120 || fail "another capture held $LOCK for 2 min"
-	t0=$(date +%s%N)
-	timeout -k 5 $((max + 30)) /usr/bin/time -f %M -o "$TMP/$name.rss" "$BIN" "$@" \
-		</dev/null >"$TMP/$name.stdout" 2>"$TMP/$name.stderr"
-	rc=$?
-	t=$((($(date +%s%N) - t0) / 1000000))
-	rss=$(tail -1 "$TMP/$name.rss")
-	log "$* -> exit $rc in $t ms, peak RSS $rss KiB"
-	[ "$rc" -eq 0 ] || { sed 's/^/    stderr: /' "$TMP/$name.stderr" >&2; fail "$name exited $rc"; }
-	[ "$t" -le $((max * 1000)) ] || fail "$name took $t ms, more than $max s"
-	[ "$rss" -le $((128 * 1024 * MEM_FACTOR)) ] ||
-		fail "$name peak RSS $rss KiB > $((128 * MEM_FACTOR)) MiB"
-}
 
 # check NAME QUESTION: every file of the capture in $TMP/NAME is valid UTF-8 / JSON / pprof.
 check()
@@ -122,11 +96,11 @@ PY
 }
 
 for q in cpu threads; do
-	run "pid-$q" $((DURATION + 20)) capture --pid "$pid" --question "$q" --duration "$DURATION" \
-		--out "$TMP/pid-$q"
+	profiler_run "pid-$q" $((DURATION + 20)) capture --pid "$pid" --question "$q" \
+		--duration "$DURATION" --out "$TMP/pid-$q"
 	check "pid-$q" "$q"
-	run "server-$q" $((DURATION + 20)) capture --server --question "$q" --duration "$DURATION" \
-		--out "$TMP/server-$q"
+	profiler_run "server-$q" $((DURATION + 20)) capture --server --question "$q" \
+		--duration "$DURATION" --out "$TMP/server-$q"
 	check "server-$q" "$q"
 done
 

@@ -28,61 +28,22 @@ CAPTURE_KEY=profiling.slideops.io/capture
 STATUS_KEY=profiling.slideops.io/capture-status
 
 # --- the driver ------------------------------------------------------------------------------
-objs=
 # the client's files, cgroups/ and all of base/ (the bottom layer: any of it may be used)
-base_mods=$(cd "$REPO_ROOT" && ls base/*.c | sed 's/\.c$//')
-for o in daemon/agent/kube daemon/agent/kube_parse daemon/agent/http cgroups/owner cgroups/resolver \
-	$base_mods; do
-	[ -f "$OUTPUT/obj/$o.o" ] || fail "$OUTPUT/obj/$o.o is missing (run make first)"
-	objs="$objs $OUTPUT/obj/$o.o"
-done
-san=
-# (grep without -q reads all of nm's output: with pipefail, an early exit would be a failure)
-nm "$OUTPUT/obj/daemon/agent/kube.o" | grep __asan >/dev/null && san="-fsanitize=address,undefined"
-# shellcheck disable=SC2086
-cc -std=gnu11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror $san -I"$REPO_ROOT" \
-	-o "$TMP/kube_probe" "$LIB_DIR/kube_probe.c" $objs \
-	$(pkg-config --libs libcurl jansson yaml-0.1) -lpthread ||
-	fail "cannot build kube_probe"
+# shellcheck disable=SC2046
+build_driver "$TMP/kube_probe" kube_probe.c daemon/agent/kube daemon/agent/kube_parse \
+	daemon/agent/http cgroups/owner cgroups/resolver base -- \
+	$(pkg-config --libs libcurl jansson yaml-0.1) -lpthread
 
 # --- the fake API server -----------------------------------------------------------------------
-PORT=0
-start_server()
+start_server() # again on the same port
 {
-	rm -f "$TMP/port"
-	"$PYTHON" "$REPO_ROOT/tests/fake-kube/fake_apiserver.py" --port "$PORT" \
-		--port-file "$TMP/port" --token "$TOKEN" --state "$TMP/state.json" \
-		--log "$TMP/access.log" --bookmark-seconds 1 2>>"$TMP/server.log" &
-	SERVER_PID=$!
-	echo "$SERVER_PID" >>"$LIB_STATE/pids"
-	wait_for "[ -s '$TMP/port' ]" 10 || fail "fake API server did not start: $(tail -3 "$TMP/server.log")"
-	PORT=$(cat "$TMP/port")
+	fake_kube_start "${PORT:-0}" --token "$TOKEN" --state "$TMP/state.json" --log "$TMP/access.log" \
+		--bookmark-seconds 1
+	SERVER_PID=$KUBE_PID PORT=$SERVE_PORT API=$KAPI
 }
 start_server
-API=http://127.0.0.1:$PORT
 log "fake API server on $API"
-
-admin() # METHOD PATH [BODY]
-{
-	curl -sf -X "$1" "$API$2" ${3:+-d "$3"} >/dev/null || fail "admin $1 $2 failed"
-}
-
-cat >"$TMP/kubeconfig" <<EOF
-apiVersion: v1
-kind: Config
-current-context: test
-clusters:
-- name: fake
-  cluster:
-    server: $API
-contexts:
-- name: test
-  context: {cluster: fake, user: agent, namespace: $NS}
-users:
-- name: agent
-  user:
-    token: $TOKEN
-EOF
+kubeconfig_write "$TMP/kubeconfig" "$API" "$TOKEN" "$NS"
 K() { kubectl --kubeconfig "$TMP/kubeconfig" --request-timeout=10s "$@"; }
 
 # --- a pod of node-1 with a real process, and one of node-2 --------------------------------------
@@ -92,25 +53,11 @@ cg=$(cg_make_pod burstable "$POD_UID" "$CID")
 pid=$(cg_run "$cg" sleep 600)
 grep -q "cri-containerd-$CID.scope" "/proc/$pid/cgroup" || fail "process $pid is not in $cg"
 
-pod_json() # NAME UID NODE CID
-{
-	cat <<EOF
-{"apiVersion": "v1", "kind": "Pod",
- "metadata": {"name": "$1", "namespace": "$NS", "uid": "$2",
-   "labels": {"app": "billing", "pod-template-hash": "5d8f9c7b6"},
-   "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "billing-5d8f9c7b6",
-                        "uid": "rs-1", "controller": true, "blockOwnerDeletion": true}]},
- "spec": {"nodeName": "$3", "containers": [{"name": "app", "image": "billing:1"}]},
- "status": {"phase": "Running",
-   "containerStatuses": [{"name": "app", "ready": true, "restartCount": 0,
-                          "containerID": "containerd://$4"}]}}
-EOF
-}
-admin POST /fake/nodes '{"metadata": {"name": "node-1", "labels": {"kubernetes.io/hostname": "node-1"}}, "status": {"nodeInfo": {"kubeletVersion": "v1.32.0"}}}'
-admin POST /fake/nodes '{"metadata": {"name": "node-2"}}'
-admin POST /fake/pods "$(pod_json "$POD" "$POD_UID" "$NODE" "$CID")"
+kube_admin POST /fake/nodes '{"metadata": {"name": "node-1", "labels": {"kubernetes.io/hostname": "node-1"}}, "status": {"nodeInfo": {"kubeletVersion": "v1.32.0"}}}'
+kube_admin POST /fake/nodes '{"metadata": {"name": "node-2"}}'
+kube_admin POST /fake/pods "$(kube_pod_json "$NS" "$POD" "$POD_UID" "$NODE" "$CID")"
 OTHER_UID=$(cat /proc/sys/kernel/random/uuid)
-admin POST /fake/pods "$(pod_json billing-5d8f9c7b6-other "$OTHER_UID" node-2 "$(printf 'b%.0s' {1..64})")"
+kube_admin POST /fake/pods "$(kube_pod_json "$NS" billing-5d8f9c7b6-other "$OTHER_UID" node-2 "$(printf 'b%.0s' {1..64})")"
 
 # --- the probe ---------------------------------------------------------------------------------
 : >"$TMP/requests"
@@ -203,14 +150,14 @@ K -n default get events -o jsonpath='{.items[0].involvedObject.kind}/{.items[0].
 
 # --- 410 Gone: compaction forces a relist ----------------------------------------------------------
 lists=$(stat lists)
-admin POST /fake/compact
+kube_admin POST /fake/compact
 expect ok wait-stat relists 1 10000
 expect ok wait-stat lists $((lists + 1)) 10000
 # A pod added and removed after the relist is seen through the new watch.
 NEW_UID=$(cat /proc/sys/kernel/random/uuid)
-admin POST /fake/pods "$(pod_json billing-5d8f9c7b6-later "$NEW_UID" "$NODE" "$(printf 'c%.0s' {1..64})")"
+kube_admin POST /fake/pods "$(kube_pod_json "$NS" billing-5d8f9c7b6-later "$NEW_UID" "$NODE" "$(printf 'c%.0s' {1..64})")"
 expect ok wait-uid "$NEW_UID" 10000
-admin DELETE "/fake/pods/$NS/billing-5d8f9c7b6-later"
+kube_admin DELETE "/fake/pods/$NS/billing-5d8f9c7b6-later"
 expect ok wait-gone "$NEW_UID" 10000
 expect "owner Service billing" owner "$pid"
 # A relist does not repeat the requests already reported.

@@ -25,28 +25,10 @@ NS=slideops
 CAPS="BPF PERFMON SYS_PTRACE SYS_ADMIN CHECKPOINT_RESTORE SYS_RESOURCE DAC_READ_SEARCH"
 
 # --- the fake API server -----------------------------------------------------------------------
-"$PYTHON" "$REPO_ROOT/tests/fake-kube/fake_apiserver.py" --port 0 --port-file "$TMP/port" \
-	--log "$TMP/access.log" 2>>"$TMP/server.log" &
-echo $! >>"$LIB_STATE/pids"
-wait_for "[ -s '$TMP/port' ]" 10 || fail "fake API server did not start: $(tail -3 "$TMP/server.log")"
-API=http://127.0.0.1:$(cat "$TMP/port")
+fake_kube_start 0 --log "$TMP/access.log"
+API=$KAPI
 log "fake API server on $API"
-
-cat >"$TMP/kubeconfig" <<KC
-apiVersion: v1
-kind: Config
-current-context: test
-clusters:
-- name: fake
-  cluster:
-    server: $API
-contexts:
-- name: test
-  context: {cluster: fake, user: admin}
-users:
-- name: admin
-  user: {}
-KC
+kubeconfig_write "$TMP/kubeconfig" "$API"
 # Own discovery cache: nothing from another server or run.
 K() { kubectl --kubeconfig "$TMP/kubeconfig" --cache-dir "$TMP/kube-cache" --request-timeout=10s "$@"; }
 

@@ -15,20 +15,12 @@
 
 need_root
 need_cmd strip readelf timeout
-[ -x "$BIN" ] || fail "binary not found: $BIN (make, or set BIN)"
+need_bin
 
 LOCK=/run/slideops-profiler.lock
 POD_UID=3f9d2c71-8a4b-4e5f-a6b7-c8d9e0f1a2b3
-SPIN=$OUTPUT/workloads/spin
-if [ ! -x "$SPIN" ]; then
-	SPIN=$TMP/spin
-	cc -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE "$LIB_DIR/../workloads/spin.c" -o "$SPIN" \
-		-lpthread || fail "cannot build workload spin"
-fi
-GO=$(command -v go || echo /usr/lib/go-1.19/bin/go)
-[ -x "$GO" ] || GO=/usr/lib/go/bin/go
-[ -x "$GO" ] || fail "go not found (apt-get install golang-go)"
-export HOME=${HOME:-$TMP} PPROF_TMPDIR=$TMP PPROF_BINARY_PATH=$TMP/nonexistent
+SPIN=$(workload spin) || exit 1
+need_go
 
 failures=0
 bad() { log "$*"; failures=$((failures + 1)); }
@@ -36,16 +28,7 @@ bad() { log "$*"; failures=$((failures + 1)); }
 # bg CMD...: starts CMD in the background as a child of this shell, which reaps it as soon as
 # it exits (not in a $(...) subshell: the orphan would stay a zombie until PID 1 reaps it).
 # Sets BG_PID once CMD runs; cleanup kills it.
-bg()
-{
-	local exe
-	exe=$(readlink -f "$(command -v "$1")") || fail "no program $1"
-	"$@" </dev/null >/dev/null 2>&1 &
-	BG_PID=$!
-	echo "$BG_PID" >>"$LIB_STATE/pids"
-	wait_for "[ \"\$(readlink /proc/$BG_PID/exe 2>/dev/null)\" = '$exe' ]" 10 ||
-		fail "$1 did not start"
-}
+bg() { bg_start "$@"; }
 
 # capture NAME DURATION ARGS...: runs capture ARGS in the background into $TMP/NAME; sets
 # CAP_PID and returns once it samples. finish NAME waits for it; its status is in CAP_RC.
@@ -71,6 +54,27 @@ finish()
 		return 1
 	fi
 	return 0
+}
+
+# finished NAME: finish NAME, then its notes (notes) into $TMP/NAME.notes and on stderr; returns 1
+# when the capture failed.
+finished()
+{
+	finish "$1" || return 1
+	notes "$1" >"$TMP/$1.notes" || bad "$1: notes printed and in summary.json differ"
+	sed 's/^/    note: /' "$TMP/$1.notes" >&2
+}
+
+# killed_during NAME DURATION PID ARGS...: capture NAME DURATION ARGS, PID killed 1 s after
+# sampling started; then finished NAME.
+killed_during()
+{
+	local name=$1 duration=$2 victim=$3
+	shift 3
+	capture "$name" "$duration" "$@"
+	sleep 1
+	kill -KILL "$victim"
+	finished "$name"
 }
 
 # notes NAME: the capture's notes from summary.json, one a line; also checks that the printed
@@ -105,12 +109,7 @@ STRIPPED_RE='Many native frames have no names, because the binaries were built w
 # --- a target process exits mid-capture ----------------------------------------------------
 bg "$SPIN"; a=$BG_PID
 bg "$SPIN"; b=$BG_PID
-capture exit-one 4 --pid "$a" --pid "$b"
-sleep 1
-kill -KILL "$a"
-if finish exit-one; then
-	notes exit-one >"$TMP/exit-one.notes" || bad "exit-one: notes printed and in summary.json differ"
-	sed 's/^/    note: /' "$TMP/exit-one.notes" >&2
+if killed_during exit-one 4 "$a" --pid "$a" --pid "$b"; then
 	# shellcheck disable=SC2059
 	grep -qxE "$(printf "$EXIT_RE" "$a")" "$TMP/exit-one.notes" ||
 		bad "exit-one: no note that process $a (spin) exited about 1 s after sampling started (0-3 s)"
@@ -122,12 +121,7 @@ if finish exit-one; then
 fi
 
 bg "$SPIN"; c=$BG_PID
-capture exit-all 4 --pid "$c"
-sleep 1
-kill -KILL "$c"
-if finish exit-all; then
-	notes exit-all >"$TMP/exit-all.notes" || bad "exit-all: notes printed and in summary.json differ"
-	sed 's/^/    note: /' "$TMP/exit-all.notes" >&2
+if killed_during exit-all 4 "$c" --pid "$c"; then
 	# shellcheck disable=SC2059
 	grep -qxE "$(printf "$EXIT_RE" "$c")" "$TMP/exit-all.notes" ||
 		bad "exit-all: no note that process $c (spin) exited about 1 s after sampling started (0-3 s)"
@@ -147,13 +141,8 @@ echo $! >>"$LIB_STATE/pids"
 wait_for "[ -s '$TMP/z.pid' ]" 10 || fail "the zombie's parent did not start"
 z=$(cat "$TMP/z.pid")
 echo "$z" >>"$LIB_STATE/pids"
-capture exit-zombie 3 --pid "$z"
-sleep 1
-kill -KILL "$z"
-if finish exit-zombie; then
+if killed_during exit-zombie 3 "$z" --pid "$z"; then
 	grep -q '^State:.*Z' "/proc/$z/status" 2>/dev/null || log "exit-zombie: note: $z is not a zombie (reaped?)"
-	notes exit-zombie >"$TMP/exit-zombie.notes" || bad "exit-zombie: notes printed and in summary.json differ"
-	sed 's/^/    note: /' "$TMP/exit-zombie.notes" >&2
 	# shellcheck disable=SC2059
 	grep -qxE "$(printf "$EXIT_RE" "$z")" "$TMP/exit-zombie.notes" ||
 		bad "exit-zombie: no note that process $z (spin), killed 1 s in but not yet reaped, exited"
@@ -164,9 +153,7 @@ fi
 IDLE_RE='Very few samples: %s was almost idle\. Capture again while it is under the load you want to understand\.'
 bg sleep 100; s=$BG_PID
 capture idle-pid 2 --pid "$s"
-if finish idle-pid; then
-	notes idle-pid >"$TMP/idle-pid.notes" || bad "idle-pid: notes printed and in summary.json differ"
-	sed 's/^/    note: /' "$TMP/idle-pid.notes" >&2
+if finished idle-pid; then
 	# shellcheck disable=SC2059
 	grep -qxE "$(printf "$IDLE_RE" 'the process')" "$TMP/idle-pid.notes" ||
 		bad "idle-pid: no note 'Very few samples: the process was almost idle. ...'"
@@ -176,9 +163,7 @@ fi
 pod_cg=$(cg_make_pod besteffort "$POD_UID") || exit 1
 cg_run "$pod_cg" sleep 100 >/dev/null || exit 1
 capture idle-service 2 --service "${POD_UID:0:8}"
-if finish idle-service; then
-	notes idle-service >"$TMP/idle-service.notes" || bad "idle-service: notes printed and in summary.json differ"
-	sed 's/^/    note: /' "$TMP/idle-service.notes" >&2
+if finished idle-service; then
 	# shellcheck disable=SC2059
 	grep -qxE "$(printf "$IDLE_RE" 'the Service')" "$TMP/idle-service.notes" ||
 		bad "idle-service: no note 'Very few samples: the Service was almost idle. ...'"
@@ -193,9 +178,7 @@ build_id=$(readelf -n "$TMP/bin/spin-stripped" | sed -n 's/^ *Build ID: *\([0-9a
 [ -n "$build_id" ] || fail "spin-stripped has no GNU build id"
 bg "$TMP/bin/spin-stripped"; st=$BG_PID
 capture stripped 2 --pid "$st"
-if finish stripped; then
-	notes stripped >"$TMP/stripped.notes" || bad "stripped: notes printed and in summary.json differ"
-	sed 's/^/    note: /' "$TMP/stripped.notes" >&2
+if finished stripped; then
 	pct=$(sed -nE "s/^$STRIPPED_RE\$/\\1/p" "$TMP/stripped.notes")
 	if [ -z "$pct" ]; then
 		bad "stripped: no note 'Many native frames have no names, ... (N% of the samples).'"

@@ -14,7 +14,7 @@
 
 need_root
 need_cmd bpftool timeout flock
-[ -x "$BIN" ] || fail "binary not found: $BIN (make, or set BIN)"
+need_bin
 
 LOCK=/run/slideops-profiler.lock
 BUSY='slideops-profiler: a capture is already running on this server'

@@ -10,7 +10,7 @@
 
 need_root
 need_cmd sha256sum timeout
-[ -x "$BIN" ] || fail "binary not found: $BIN (make, or set BIN)"
+need_bin
 
 DURATION=2
 LOCK=/run/slideops-profiler.lock

@@ -23,29 +23,8 @@ need_cmd unshare
 DURATION=${PY_DURATION:-5}
 WORKLOAD=$LIB_DIR/../workloads/python/shares.py
 [ -f "$WORKLOAD" ] || fail "no $WORKLOAD"
-[ -x "$BIN" ] || fail "binary not found: $BIN (make, or set BIN)"
+need_bin
 UNIT=python-workers.service
-
-# ns_python CGPATH PYTHON ARGS...: runs PYTHON in its own pid, mount and net namespaces (the
-# host's file system, a fresh /proc), inside CGPATH ("" for none); prints its pid as the host
-# sees it.
-ns_python()
-{
-	local cg=$1 upid pid procs= log=$LIB_STATE/logs/python.$$.$RANDOM.log
-	shift
-	[ -z "$cg" ] || procs=$(cg_procs_files "$cg") || exit 1
-	LIB_CG_PROCS=$procs sh -c "$LIB_CG_ENTER"'; exec "$@"' ns_python \
-		unshare --pid --mount --net --fork --propagation private \
-		sh -c 'mount -t proc proc /proc && exec "$@"' ns_python "$@" </dev/null >>"$log" 2>&1 &
-	upid=$!
-	echo "$upid" >>"$LIB_STATE/pids"
-	wait_for "pid=\$(pgrep -P $upid | head -1); [ -n \"\$pid\" ] && \
-		[ \"\$(readlink /proc/\$pid/exe)\" = \"\$(readlink -f $1)\" ]" 10 ||
-		fail "ns_python: $1 did not start (log: $log): $(tail -3 "$log")"
-	pid=$(pgrep -P "$upid" | head -1)
-	echo "$pid" >>"$LIB_STATE/pids"
-	echo "$pid"
-}
 
 # check_capture DIR PID: checks the three files of a capture of PID against the workload.
 check_capture()
@@ -193,28 +172,13 @@ sys.exit(1 if errors else 0)
 PYEOF
 }
 
-PYTHONS="/usr/bin/python3.11"
-for v in /root/.pyenv/versions/3.*; do
-	[ -d "$v" ] || continue
-	minor=$(basename "$v" | cut -d. -f1-2)
-	PYTHONS="$PYTHONS $v/bin/python$minor"
-done
+PYTHONS=$(python3_versions)
 
 passed=
 failed=
 for py in $PYTHONS; do
-	if [ ! -x "$py" ]; then
-		[ "$py" = /usr/bin/python3.11 ] && fail "the system CPython $py is missing"
-		continue
-	fi
-	name=$("$py" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])') ||
-		fail "$py does not run"
-	pid=$(ns_python "" "$py" "$WORKLOAD" $((DURATION + 30))) || exit 1
-	for ns in pid mnt net; do
-		[ "$(readlink "/proc/$pid/ns/$ns")" != "$(readlink /proc/self/ns/$ns)" ] ||
-			fail "$py is not in its own $ns namespace"
-	done
-	sleep 1	# past start-up, at full speed
+	python3_start "$py" "$WORKLOAD" $((DURATION + 30)) || continue
+	name=$PY_VERSION pid=$PY_PID
 	dir=$TMP/cap.$name
 	# 497 Hz: ~2500 samples, so that a share is known to about a point
 	"$BIN" capture --pid "$pid" --question cpu --duration "$DURATION" --freq 497 --out "$dir" \

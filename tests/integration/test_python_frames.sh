@@ -33,46 +33,13 @@ cc -std=gnu11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror $san -I"$REPO_ROOT" -I"
 	$(pkg-config --libs libelf libdw zlib jansson yaml-0.1 libcurl libmicrohttpd) \
 	-lpthread -lm -lstdc++ || fail "cannot build python_probe"
 
-# ns_python PYTHON ARGS...: runs PYTHON in its own pid, mount and net namespaces (the host's
-# file system, a fresh /proc); prints its pid as the host sees it.
-ns_python()
-{
-	local upid pid log=$LIB_STATE/logs/python.$$.$RANDOM.log
-	unshare --pid --mount --net --fork --propagation private \
-		sh -c 'mount -t proc proc /proc && exec "$@"' ns_python "$@" </dev/null >>"$log" 2>&1 &
-	upid=$!
-	echo "$upid" >>"$LIB_STATE/pids"
-	wait_for "pid=\$(pgrep -P $upid | head -1); [ -n \"\$pid\" ] && \
-		[ \"\$(readlink /proc/\$pid/exe)\" = \"\$(readlink -f $1)\" ]" 10 ||
-		fail "ns_python: $1 did not start (log: $log): $(tail -3 "$log")"
-	echo "$pid" >>"$LIB_STATE/pids"
-	echo "$pid"
-}
-
-PYTHONS="/usr/bin/python3.11"
-for v in /root/.pyenv/versions/3.*; do
-	[ -d "$v" ] || continue
-	minor=$(basename "$v" | cut -d. -f1-2)
-	PYTHONS="$PYTHONS $v/bin/python$minor"
-done
+PYTHONS=$(python3_versions)
 
 passed=
 failed=
 for py in $PYTHONS; do
-	if [ ! -x "$py" ]; then
-		[ "$py" = /usr/bin/python3.11 ] && fail "the system CPython $py is missing"
-		continue
-	fi
-	name=$("$py" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])') ||
-		fail "$py does not run"
-	pid=$(ns_python "$py" "$WORKLOAD" $((DURATION + 30))) || exit 1
-	[ "$(readlink "/proc/$pid/ns/pid")" != "$(readlink /proc/self/ns/pid)" ] ||
-		fail "$py is not in its own pid namespace"
-	[ "$(readlink "/proc/$pid/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ] ||
-		fail "$py is not in its own mount namespace"
-	[ "$(readlink "/proc/$pid/ns/net")" != "$(readlink /proc/self/ns/net)" ] ||
-		fail "$py is not in its own net namespace"
-	sleep 1	# past start-up, at full speed
+	python3_start "$py" "$WORKLOAD" $((DURATION + 30)) || continue
+	name=$PY_VERSION pid=$PY_PID
 	out=$TMP/probe.$name.out
 	"$TMP/python_probe" "$pid" "$DURATION" >"$out" 2>"$TMP/probe.$name.err"
 	rc=$?

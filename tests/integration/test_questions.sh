@@ -18,7 +18,7 @@
 . "$(dirname "$0")/lib.sh"
 
 need_root
-[ -x "$BIN" ] || fail "binary not found: $BIN (make, or set BIN)"
+need_bin
 for w in pipewait threeway contend grow; do
 	[ -x "$OUTPUT/workloads/$w" ] || fail "workload $w not built (make)"
 done
@@ -148,19 +148,16 @@ grep -q 'touched [0-9.]* MiB of new memory, most of it in grow_cache' "$TMP/grow
 	bad "memory-growth: answer: $(grep '^Over' "$TMP/growth.out")"
 kill "$p" 2>/dev/null
 
-# server variants: the same programs under their owner
-p=$(cg_run "$cg" "$OUTPUT/workloads/contend" 30)
-sleep 1
-cap server-locks --server --question locks --duration 3
-json_get "$TMP/server-locks/summary.json" "[g['owner'] for g in d['groups']]" |
-	grep -q "Unit question-test.service" || bad "server locks: no Unit question-test.service group"
-kill "$p"
-p=$(cg_run "$cg" "$OUTPUT/workloads/pipewait" 30)
-sleep 1
-cap server-wall --server --question wall --duration 3
-json_get "$TMP/server-wall/summary.json" "[g['owner'] for g in d['groups']]" |
-	grep -q "Unit question-test.service" || bad "server wall: no Unit question-test.service group"
-kill "$p"
+# server variants: the same programs under their owner (WORKLOAD:QUESTION)
+for row in contend:locks pipewait:wall; do
+	q=${row#*:}
+	p=$(cg_run "$cg" "$OUTPUT/workloads/${row%:*}" 30)
+	sleep 1
+	cap "server-$q" --server --question "$q" --duration 3
+	json_get "$TMP/server-$q/summary.json" "[g['owner'] for g in d['groups']]" |
+		grep -q "Unit question-test.service" || bad "server $q: no Unit question-test.service group"
+	kill "$p"
+done
 
 p=$(cg_run "$cg" "$OUTPUT/workloads/threeway" 30)
 sleep 1

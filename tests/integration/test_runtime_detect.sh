@@ -23,7 +23,7 @@
 . "$(dirname "$0")/lib.sh"
 
 need_root
-[ -x "$BIN" ] || fail "binary not found: $BIN (make, or set BIN)"
+need_bin
 
 PY311=/usr/bin/python3.11
 JAVA_HOME_HOST=$(dirname "$(dirname "$(readlink -f "$(command -v java 2>/dev/null || echo /usr/bin/java)")")")

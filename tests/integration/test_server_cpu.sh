@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 
 need_root
-[ -x "$BIN" ] || fail "binary not found: $BIN (make, or set BIN)"
+need_bin
 
 POD_UID=1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d
 CONTAINER_ID=0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0
@@ -19,16 +19,6 @@ UNIT=billing-worker.service
 DURATION=5
 
 # The workloads: built by `make` into $OUTPUT/workloads; built here the same way otherwise.
-workload()
-{
-	local w=$OUTPUT/workloads/$1
-	if [ ! -x "$w" ]; then
-		w=$TMP/$1
-		cc -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE "$LIB_DIR/../workloads/$1.c" -o "$w" \
-			-lpthread || fail "cannot build workload $1"
-	fi
-	echo "$w"
-}
 HOT2=$(workload hot2) || exit 1
 SPIN=$(workload spin) || exit 1
 
@@ -45,12 +35,7 @@ log "spin pid $spin_pid (pid 1 of its namespace) in $pod_cg"
 grep -qx "0::/$unit_cg" "/proc/$hot2_pid/cgroup" || fail "hot2 is not in $unit_cg (v2)"
 grep -q "name=systemd:/$unit_cg\$" "/proc/$hot2_pid/cgroup" || fail "hot2 is not in $unit_cg (name=systemd)"
 grep -qx "0::/$pod_cg" "/proc/$spin_pid/cgroup" || fail "spin is not in $pod_cg (v2)"
-[ "$(readlink "/proc/$spin_pid/ns/pid")" != "$(readlink /proc/self/ns/pid)" ] ||
-	fail "spin is not in its own pid namespace"
-[ "$(readlink "/proc/$spin_pid/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ] ||
-	fail "spin is not in its own mount namespace"
-[ "$(readlink "/proc/$spin_pid/ns/net")" != "$(readlink /proc/self/ns/net)" ] ||
-	fail "spin is not in its own net namespace"
+need_own_ns "$spin_pid" spin pid mnt net
 sleep 1	# both are at full speed before sampling starts
 
 OUT=$TMP/out
@@ -194,26 +179,19 @@ for g in ranked[:6]:	# for the log: what the machine was doing
 
 # --- the two owners ----------------------------------------------------------------------------
 unit_g, svc_g = groups.get(UNIT_OWNER), groups.get(SVC_OWNER)
-check(unit_g, "no group %r; groups: %r" % (UNIT_OWNER, sorted(groups)))
-check(svc_g, "no group %r; groups: %r" % (SVC_OWNER, sorted(groups)))
-if unit_g:
-    check(unit_g["group"] == "Unit" and unit_g["name"] == unit,
-          "unit group/name: %r/%r" % (unit_g["group"], unit_g["name"]))
-    check(unit_g["top_function"] == "build_report",
-          "%s: top_function %r, not build_report" % (UNIT_OWNER, unit_g["top_function"]))
-    procs = {p.get("pid"): p for p in unit_g["processes"]}
-    check(hot2_pid in procs and procs[hot2_pid].get("name") == "hot2",
-          "%s: no process hot2 with pid %d: %r" % (UNIT_OWNER, hot2_pid, unit_g["processes"]))
-    check(unit_g["share"] >= 10, "%s: only %r%% of the CPU" % (UNIT_OWNER, unit_g["share"]))
-if svc_g:
-    check(svc_g["group"] == "Service" and svc_g["name"] == pod8,
-          "service group/name: %r/%r" % (svc_g["group"], svc_g["name"]))
-    check(svc_g["top_function"] == "checkout_loop",
-          "%s: top_function %r, not checkout_loop" % (SVC_OWNER, svc_g["top_function"]))
-    procs = {p.get("pid"): p for p in svc_g["processes"]}
-    check(spin_pid in procs and procs[spin_pid].get("name") == "spin",
-          "%s: no process spin with (host) pid %d: %r" % (SVC_OWNER, spin_pid, svc_g["processes"]))
-    check(svc_g["share"] >= 10, "%s: only %r%% of the CPU" % (SVC_OWNER, svc_g["share"]))
+for owner, g, kind, name, top, pid, comm in (
+        (UNIT_OWNER, unit_g, "Unit", unit, "build_report", hot2_pid, "hot2"),
+        (SVC_OWNER, svc_g, "Service", pod8, "checkout_loop", spin_pid, "spin")):
+    check(g, "no group %r; groups: %r" % (owner, sorted(groups)))
+    if not g:
+        continue
+    check(g["group"] == kind and g["name"] == name,
+          "%s: group/name %r/%r" % (owner, g["group"], g["name"]))
+    check(g["top_function"] == top, "%s: top_function %r, not %s" % (owner, g["top_function"], top))
+    procs = {p.get("pid"): p for p in g["processes"]}
+    check(pid in procs and procs[pid].get("name") == comm,
+          "%s: no process %s with (host) pid %d: %r" % (owner, comm, pid, g["processes"]))
+    check(g["share"] >= 10, "%s: only %r%% of the CPU" % (owner, g["share"]))
 
 # --- the answer ----------------------------------------------------------------------------------
 ans = s["answer"]

@@ -23,24 +23,9 @@ DRIVER=$TMP/sink_driver
 TOKEN=s3cr3t-token
 
 # --- build the driver ----------------------------------------------------------------------
-objs=()
 # the sink's files and all of base/ (the bottom layer: any of it may be used)
-base_mods=$(cd "$REPO_ROOT" && ls base/*.c | sed 's/\.c$//')
-for m in daemon/agent/sink daemon/agent/sink_http daemon/agent/sink_parse daemon/agent/http \
-	$base_mods; do
-	o=$OUTPUT/obj/$m.o
-	if [ -f "$o" ] && [ "$o" -nt "$REPO_ROOT/$m.c" ]; then
-		objs+=("$o")
-	else
-		objs+=("$REPO_ROOT/$m.c")	# not built yet: compile the source
-	fi
-done
-san=
-# (grep reads all of nm's output: -q would SIGPIPE it and fail the pipeline under pipefail)
-nm "${objs[0]}" 2>/dev/null | grep __asan_ >/dev/null && san="-fsanitize=address,undefined"
-cc -O1 -g -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-missing-field-initializers \
-	$san -I"$REPO_ROOT" "$LIB_DIR/sink_driver.c" "${objs[@]}" -lcurl -ljansson -lpthread \
-	-o "$DRIVER" || fail "cannot build the sink driver"
+build_driver "$DRIVER" sink_driver.c daemon/agent/sink daemon/agent/sink_http daemon/agent/sink_parse \
+	daemon/agent/http base -- -Wno-missing-field-initializers -lcurl -ljansson -lpthread
 
 # A gzip "pprof" (the sink only insists on the gzip magic; the fake checks it too).
 PROFILE=$TMP/profile.pb.gz
@@ -55,16 +40,15 @@ bad() { log "FAILED: $*"; failures=$((failures + 1)); }
 # $TMP/NAME.jsonl, its Pyroscope pushes to $TMP/NAME.ingest.jsonl.
 fake_start()
 {
-	local name=$1
+	local name=$1 port=0
 	shift
-	rm -f "$TMP/$name.port"
-	"$PYTHON" "$FAKE" --port-file "$TMP/$name.port" --log "$TMP/$name.jsonl" \
-		--pyroscope-log "$TMP/$name.ingest.jsonl" --token "$TOKEN" "$@" \
-		</dev/null >>"$TMP/$name.fake.log" 2>&1 &
-	FAKE_PID=$!
-	echo "$FAKE_PID" >>"$LIB_STATE/pids"
-	wait_for "[ -s '$TMP/$name.port' ]" 10 || fail "fake API $name did not start: $(tail -3 "$TMP/$name.fake.log")"
-	FAKE_PORT=$(cat "$TMP/$name.port")
+	if [ "${1:-}" = --port ]; then
+		port=$2
+		shift 2
+	fi
+	serve_start "$name.fake" "$port" "$PYTHON" "$FAKE" --log "$TMP/$name.jsonl" \
+		--pyroscope-log "$TMP/$name.ingest.jsonl" --token "$TOKEN" "$@"
+	FAKE_PID=$SERVE_PID FAKE_PORT=$SERVE_PORT
 }
 
 fake_stop()

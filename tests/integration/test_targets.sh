@@ -14,7 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 
 need_root
-[ -x "$BIN" ] || fail "binary not found: $BIN (make, or set BIN)"
+need_bin
 
 POD_UID=7c3e9a51-2b4d-4f60-9e8a-1d2c3b4a5f60
 CONTAINER_ID=5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b
@@ -22,16 +22,7 @@ UNIT=billing-worker.service
 DURATION=2
 LOCK=/run/slideops-profiler.lock
 
-workload()
-{
-	local w=$OUTPUT/workloads/$1
-	if [ ! -x "$w" ]; then
-		w=$TMP/$1
-		cc -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE "$LIB_DIR/../workloads/$1.c" -o "$w" \
-			-lpthread || fail "cannot build workload $1"
-	fi
-	echo "$w"
-}
+# workload: lib.sh
 HOT2=$(workload hot2) || exit 1
 SPIN=$(workload spin) || exit 1
 

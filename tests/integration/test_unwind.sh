@@ -15,7 +15,7 @@
 
 need_root
 need_cmd cc timeout flock
-[ -x "$BIN" ] || fail "binary not found: $BIN (make, or set BIN)"
+need_bin
 
 LOCK=/run/slideops-profiler.lock
 WL=$LIB_DIR/../workloads
@@ -95,16 +95,7 @@ failures=0
 bad() { log "$*"; failures=$((failures + 1)); }
 
 # bg CMD...: starts CMD as a child of this shell; sets BG_PID once CMD runs.
-bg()
-{
-	local exe
-	exe=$(readlink -f "$1") || fail "no program $1"
-	"$@" </dev/null >/dev/null 2>&1 &
-	BG_PID=$!
-	echo "$BG_PID" >>"$LIB_STATE/pids"
-	wait_for "[ \"\$(readlink /proc/$BG_PID/exe 2>/dev/null)\" = '$exe' ]" 10 ||
-		fail "$1 did not start"
-}
+bg() { bg_start "$@"; }
 
 # capture NAME PID QUESTION: a 5 s capture into $TMP/NAME; fails the test when it fails.
 capture()

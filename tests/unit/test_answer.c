@@ -167,6 +167,63 @@ static void test_target_who(void **state __attribute__((unused)))
 	}
 }
 
+/*
+ * The sentences of every question that reads the report (SPEC 5 "The answer", seed 001), each
+ * written out once; a row of test_write names one and the words that fill its %s, in order. The
+ * first %s of every form is the span ("30 seconds", "1 second").
+ */
+enum form {
+	CPU, CPU_NEXT, CPU_NOTHING, CPU_NOT_USED,
+	WALL, WALL_NEXT, WALL_TARGET, WALL_BUSY, WALL_NOTHING,
+	LOCKS_TARGET, LOCKS, LOCKS_NEXT, LOCKS_NONE, LOCKS_NOTHING,
+	GROW_TARGET, GROW, GROW_NEXT, GROW_NONE, GROW_NOTHING,
+	HELD, HELD_NONE, ALLOC, ALLOC_NONE,
+};
+#define NEXT " Next was %s, at %s."
+#define CPU_S "Over %s, %s used %s of the CPU time on this server, most of it in %s."
+#define WALL_S "Over %s, %s spent %s of its waiting time in %s, most of it from %s."
+#define LOCKS_S "Over %s, %s waited longest on locks, %s in all, most of it in %s."
+#define GROW_S "Over %s, %s grew the most, touching %s of new memory, most of it in %s."
+static const char *const forms[] = {
+	[CPU] = CPU_S,
+	[CPU_NEXT] = CPU_S NEXT,
+	[CPU_NOTHING] = "Over %s, nothing used the CPU time on this server: no samples were "
+			"taken.",
+	[CPU_NOT_USED] = "Over %s, %s did not use the CPU time on this server: no samples were "
+			 "taken.",
+	[WALL] = WALL_S,
+	[WALL_NEXT] = WALL_S " Next was %s, at %s of all waiting time.",
+	[WALL_TARGET] = "Over %s, %s spent %s of its time waiting, most of it in %s from %s; %s on "
+			"the CPU.",
+	[WALL_BUSY] = "Over %s, %s did not wait: it spent its time on the CPU, most of it in %s.",
+	[WALL_NOTHING] = "Over %s, nothing on this server waited: no off-CPU time was recorded.",
+	[LOCKS_TARGET] = "Over %s, %s waited %s on locks in all, in %s waits, most of it in %s.",
+	[LOCKS] = LOCKS_S,
+	[LOCKS_NEXT] = LOCKS_S NEXT,
+	[LOCKS_NONE] = "Over %s, %s waited on no lock.",
+	[LOCKS_NOTHING] = "Over %s, nothing on this server waited on a lock.",
+	[GROW_TARGET] = "Over %s, %s touched %s of new memory, most of it in %s.",
+	[GROW] = GROW_S,
+	[GROW_NEXT] = GROW_S NEXT,
+	[GROW_NONE] = "Over %s, %s touched no new memory.",
+	[GROW_NOTHING] = "Over %s, nothing on this server touched new memory.",
+	[HELD] = "At the end of %s, %s held %s of Go heap in use (%s objects), most of it (%s) "
+		 "allocated in %s.",
+	[HELD_NONE] = "At the end of %s, %s held no Go heap memory that its heap profile shows.",
+	[ALLOC] = "Over %s, %s allocated %s on the Go heap (%s objects), most of it (%s) in %s.",
+	[ALLOC_NONE] = "Over %s, %s allocated nothing on the Go heap.",
+};
+#undef NEXT
+#undef CPU_S
+#undef WALL_S
+#undef LOCKS_S
+#undef GROW_S
+
+#define FORM_ARGS 6
+#define BILLING "Service billing"
+#define NGINX "Unit nginx.service"
+#define SPIN "process 12 (spin)"
+
 /* The answer of every question that reads the report, for the server and for targets. */
 static void test_write(void **state __attribute__((unused)))
 {
@@ -177,113 +234,71 @@ static void test_write(void **state __attribute__((unused)))
 		unsigned int seconds;
 		const struct report *rep;	/* NULL: no report */
 		uint64_t samples, filtered;
-		const char *answer;
+		enum form form;
+		const char *words[FORM_ARGS];	/* after the span */
 	} cases[] = {
 		/* cpu: seed 001, SPEC 5 "The answer" */
-		{ Q_CPU, SERVER, NULL, 30, &rep_cpu, 0, 0,
-		  "Over 30 seconds, Service billing used 54% of the CPU time on this server, most of "
-		  "it in build_report. Next was Unit nginx.service, at 14%." },
-		{ Q_CPU, SERVER, NULL, 10, &rep_cpu_one, 0, 0,
-		  "Over 10 seconds, Service billing used 54% of the CPU time on this server, most of "
-		  "it in build_report." },
-		{ Q_CPU, SERVER, NULL, 1, &rep_cpu_one, 0, 0,
-		  "Over 1 second, Service billing used 54% of the CPU time on this server, most of it "
-		  "in build_report." },
-		{ Q_CPU, SERVICE, "billing", 30, &rep_cpu, 54, 46,
-		  "Over 30 seconds, Service billing used 54% of the CPU time on this server, most of "
-		  "it in build_report." },
-		{ Q_CPU, UNIT, "nginx.service", 30, &rep_cpu, 14, 86,
-		  "Over 30 seconds, Unit nginx.service used 14% of the CPU time on this server, most "
-		  "of it in build_report." },
-		{ Q_CPU, PID, NULL, 5, &rep_cpu, 99, 0,
-		  "Over 5 seconds, process 12 (spin) used 100% of the CPU time on this server, most "
-		  "of it in build_report." },
-		{ Q_CPU, PIDS, NULL, 5, &rep_cpu, 1, 2,
-		  "Over 5 seconds, 2 processes used 33% of the CPU time on this server, most of it "
-		  "in build_report." },
-		{ Q_CPU, CONTAINER, "redis", 5, &rep_cpu, 10, 0,
-		  "Over 5 seconds, Container redis used 100% of the CPU time on this server, most "
-		  "of it in build_report." },
-		{ Q_CPU, SERVER, NULL, 30, &rep_utf8, 0, 0,
-		  "Over 30 seconds, " UTF8_OWNER " used 90% of the CPU time on this server, most of "
-		  "it in " UTF8_FN "." },
-		{ Q_CPU, SERVER, NULL, 30, &rep_unnamed, 0, 0,
-		  "Over 30 seconds, Other processes used 100% of the CPU time on this server, most "
-		  "of it in [unknown]." },
+		{ Q_CPU, SERVER, NULL, 30, &rep_cpu, 0, 0, CPU_NEXT,
+		  { BILLING, "54%", "build_report", NGINX, "14%" } },
+		{ Q_CPU, SERVER, NULL, 10, &rep_cpu_one, 0, 0, CPU,
+		  { BILLING, "54%", "build_report" } },
+		{ Q_CPU, SERVER, NULL, 1, &rep_cpu_one, 0, 0, CPU,
+		  { BILLING, "54%", "build_report" } },
+		{ Q_CPU, SERVICE, "billing", 30, &rep_cpu, 54, 46, CPU,
+		  { BILLING, "54%", "build_report" } },
+		{ Q_CPU, UNIT, "nginx.service", 30, &rep_cpu, 14, 86, CPU,
+		  { NGINX, "14%", "build_report" } },
+		{ Q_CPU, PID, NULL, 5, &rep_cpu, 99, 0, CPU, { SPIN, "100%", "build_report" } },
+		{ Q_CPU, PIDS, NULL, 5, &rep_cpu, 1, 2, CPU,
+		  { "2 processes", "33%", "build_report" } },
+		{ Q_CPU, CONTAINER, "redis", 5, &rep_cpu, 10, 0, CPU,
+		  { "Container redis", "100%", "build_report" } },
+		{ Q_CPU, SERVER, NULL, 30, &rep_utf8, 0, 0, CPU, { UTF8_OWNER, "90%", UTF8_FN } },
+		{ Q_CPU, SERVER, NULL, 30, &rep_unnamed, 0, 0, CPU,
+		  { "Other processes", "100%", "[unknown]" } },
 		/* no samples, and no report at all, read the same */
-		{ Q_CPU, SERVER, NULL, 30, &rep_empty, 0, 0,
-		  "Over 30 seconds, nothing used the CPU time on this server: no samples were "
-		  "taken." },
-		{ Q_CPU, SERVER, NULL, 30, NULL, 0, 0,
-		  "Over 30 seconds, nothing used the CPU time on this server: no samples were "
-		  "taken." },
-		{ Q_CPU, SERVICE, "billing", 30, &rep_empty, 0, 500,
-		  "Over 30 seconds, Service billing did not use the CPU time on this server: no "
-		  "samples were taken." },
-		{ Q_CPU, PID, NULL, 30, NULL, 0, 0,
-		  "Over 30 seconds, process 12 (spin) did not use the CPU time on this server: no "
-		  "samples were taken." },
+		{ Q_CPU, SERVER, NULL, 30, &rep_empty, 0, 0, CPU_NOTHING, { NULL } },
+		{ Q_CPU, SERVER, NULL, 30, NULL, 0, 0, CPU_NOTHING, { NULL } },
+		{ Q_CPU, SERVICE, "billing", 30, &rep_empty, 0, 500, CPU_NOT_USED, { BILLING } },
+		{ Q_CPU, PID, NULL, 30, NULL, 0, 0, CPU_NOT_USED, { SPIN } },
 		/* wall */
-		{ Q_WALL, SERVER, NULL, 10, &rep_wall, 0, 0,
-		  "Over 10 seconds, Service billing spent 62% of its waiting time in read, most of it "
-		  "from wait_for_input. Next was Unit nginx.service, at 20% of all waiting time." },
-		{ Q_WALL, SERVER, NULL, 10, &rep_wall_one, 0, 0,
-		  "Over 10 seconds, Service billing spent 62% of its waiting time in read, most of it "
-		  "from wait_for_input." },
-		{ Q_WALL, PID, NULL, 10, &rep_wall_one, 0, 0,
-		  "Over 10 seconds, process 12 (spin) spent 80% of its time waiting, most of it in "
-		  "read from wait_for_input; 20% on the CPU." },
-		{ Q_WALL, SERVICE, "billing", 10, &rep_wall_busy, 0, 0,
-		  "Over 10 seconds, Service billing did not wait: it spent its time on the CPU, most "
-		  "of it in compute." },
-		{ Q_WALL, SERVER, NULL, 10, &rep_empty, 0, 0,
-		  "Over 10 seconds, nothing on this server waited: no off-CPU time was recorded." },
-		{ Q_WALL, PID, NULL, 10, NULL, 0, 0,
-		  "Over 10 seconds, process 12 (spin) did not wait: it spent its time on the CPU, "
-		  "most of it in [unknown]." },
+		{ Q_WALL, SERVER, NULL, 10, &rep_wall, 0, 0, WALL_NEXT,
+		  { BILLING, "62%", "read", "wait_for_input", NGINX, "20%" } },
+		{ Q_WALL, SERVER, NULL, 10, &rep_wall_one, 0, 0, WALL,
+		  { BILLING, "62%", "read", "wait_for_input" } },
+		{ Q_WALL, PID, NULL, 10, &rep_wall_one, 0, 0, WALL_TARGET,
+		  { SPIN, "80%", "read", "wait_for_input", "20%" } },
+		{ Q_WALL, SERVICE, "billing", 10, &rep_wall_busy, 0, 0, WALL_BUSY,
+		  { BILLING, "compute" } },
+		{ Q_WALL, SERVER, NULL, 10, &rep_empty, 0, 0, WALL_NOTHING, { NULL } },
+		{ Q_WALL, PID, NULL, 10, NULL, 0, 0, WALL_BUSY, { SPIN, "[unknown]" } },
 		/* locks */
-		{ Q_LOCKS, PID, NULL, 10, &rep_locks_one, 0, 0,
-		  "Over 10 seconds, process 12 (spin) waited 8.6 s on locks in all, in 1906 waits, "
-		  "most of it in contended_update." },
-		{ Q_LOCKS, SERVER, NULL, 10, &rep_locks, 0, 0,
-		  "Over 10 seconds, Service billing waited longest on locks, 8.6 s in all, most of it "
-		  "in contended_update. Next was Unit nginx.service, at 1.2 s." },
-		{ Q_LOCKS, SERVER, NULL, 10, &rep_locks_one, 0, 0,
-		  "Over 10 seconds, Service billing waited longest on locks, 8.6 s in all, most of it "
-		  "in contended_update." },
-		{ Q_LOCKS, SERVICE, "billing", 10, &rep_empty, 0, 0,
-		  "Over 10 seconds, Service billing waited on no lock." },
-		{ Q_LOCKS, SERVER, NULL, 10, NULL, 0, 0,
-		  "Over 10 seconds, nothing on this server waited on a lock." },
+		{ Q_LOCKS, PID, NULL, 10, &rep_locks_one, 0, 0, LOCKS_TARGET,
+		  { SPIN, "8.6 s", "1906", "contended_update" } },
+		{ Q_LOCKS, SERVER, NULL, 10, &rep_locks, 0, 0, LOCKS_NEXT,
+		  { BILLING, "8.6 s", "contended_update", NGINX, "1.2 s" } },
+		{ Q_LOCKS, SERVER, NULL, 10, &rep_locks_one, 0, 0, LOCKS,
+		  { BILLING, "8.6 s", "contended_update" } },
+		{ Q_LOCKS, SERVICE, "billing", 10, &rep_empty, 0, 0, LOCKS_NONE, { BILLING } },
+		{ Q_LOCKS, SERVER, NULL, 10, NULL, 0, 0, LOCKS_NOTHING, { NULL } },
 		/* memory-growth */
-		{ Q_MEMORY_GROWTH, PID, NULL, 10, &rep_grow_one, 0, 0,
-		  "Over 10 seconds, process 12 (spin) touched 64.0 MiB of new memory, most of it in "
-		  "grow_cache." },
-		{ Q_MEMORY_GROWTH, SERVER, NULL, 10, &rep_grow, 0, 0,
-		  "Over 10 seconds, Service billing grew the most, touching 64.0 MiB of new memory, "
-		  "most of it in grow_cache. Next was Unit nginx.service, at 2.1 MiB." },
-		{ Q_MEMORY_GROWTH, SERVER, NULL, 10, &rep_grow_one, 0, 0,
-		  "Over 10 seconds, Service billing grew the most, touching 64.0 MiB of new memory, "
-		  "most of it in grow_cache." },
-		{ Q_MEMORY_GROWTH, UNIT, "nginx.service", 10, &rep_empty, 0, 0,
-		  "Over 10 seconds, Unit nginx.service touched no new memory." },
-		{ Q_MEMORY_GROWTH, SERVER, NULL, 10, NULL, 0, 0,
-		  "Over 10 seconds, nothing on this server touched new memory." },
+		{ Q_MEMORY_GROWTH, PID, NULL, 10, &rep_grow_one, 0, 0, GROW_TARGET,
+		  { SPIN, "64.0 MiB", "grow_cache" } },
+		{ Q_MEMORY_GROWTH, SERVER, NULL, 10, &rep_grow, 0, 0, GROW_NEXT,
+		  { BILLING, "64.0 MiB", "grow_cache", NGINX, "2.1 MiB" } },
+		{ Q_MEMORY_GROWTH, SERVER, NULL, 10, &rep_grow_one, 0, 0, GROW,
+		  { BILLING, "64.0 MiB", "grow_cache" } },
+		{ Q_MEMORY_GROWTH, UNIT, "nginx.service", 10, &rep_empty, 0, 0, GROW_NONE,
+		  { NGINX } },
+		{ Q_MEMORY_GROWTH, SERVER, NULL, 10, NULL, 0, 0, GROW_NOTHING, { NULL } },
 		/* memory-held, memory-alloc (Go heap; never for a whole server) */
-		{ Q_MEMORY_HELD, PID, NULL, 10, &rep_heap, 0, 0,
-		  "At the end of 10 seconds, process 12 (spin) held 64.0 MiB of Go heap in use "
-		  "(16384 objects), most of it (98%) allocated in main.holdMemory." },
-		{ Q_MEMORY_HELD, SERVICE, "billing", 30, &rep_empty, 0, 0,
-		  "At the end of 30 seconds, Service billing held no Go heap memory that its heap "
-		  "profile shows." },
-		{ Q_MEMORY_HELD, SERVER, NULL, 30, NULL, 0, 0,
-		  "At the end of 30 seconds, the target held no Go heap memory that its heap "
-		  "profile shows." },
-		{ Q_MEMORY_ALLOC, PID, NULL, 10, &rep_alloc, 0, 0,
-		  "Over 10 seconds, process 12 (spin) allocated 480.0 MiB on the Go heap (7680 "
-		  "objects), most of it (99%) in main.allocDuring." },
-		{ Q_MEMORY_ALLOC, SERVICE, "billing", 10, NULL, 0, 0,
-		  "Over 10 seconds, Service billing allocated nothing on the Go heap." },
+		{ Q_MEMORY_HELD, PID, NULL, 10, &rep_heap, 0, 0, HELD,
+		  { SPIN, "64.0 MiB", "16384", "98%", "main.holdMemory" } },
+		{ Q_MEMORY_HELD, SERVICE, "billing", 30, &rep_empty, 0, 0, HELD_NONE, { BILLING } },
+		{ Q_MEMORY_HELD, SERVER, NULL, 30, NULL, 0, 0, HELD_NONE, { "the target" } },
+		{ Q_MEMORY_ALLOC, PID, NULL, 10, &rep_alloc, 0, 0, ALLOC,
+		  { SPIN, "480.0 MiB", "7680", "99%", "main.allocDuring" } },
+		{ Q_MEMORY_ALLOC, SERVICE, "billing", 10, NULL, 0, 0, ALLOC_NONE, { BILLING } },
 	};
 	size_t i;
 
@@ -293,16 +308,26 @@ static void test_write(void **state __attribute__((unused)))
 		struct capture_result r = { .report = (struct report *)cases[i].rep,
 					    .samples = cases[i].samples,
 					    .stats.filtered = cases[i].filtered };
+		const char *const *w = cases[i].words;
 		struct capture_opts o;
+		char span[32], want[sizeof(r.answer)];
 
 		print_message("case %zu\n", i);
+		snprintf(span, sizeof(span), "%u second%s", cases[i].seconds,
+			 cases[i].seconds == 1 ? "" : "s");
+		/* a form takes at most FORM_ARGS words; printf ignores the ones it does not use */
+		snprintf(want, sizeof(want), forms[cases[i].form], span, w[0], w[1], w[2], w[3], w[4],
+			 w[5]);
 		make_opts(&o, cases[i].q, cases[i].k, cases[i].name, cases[i].seconds);
 		answer_write(&o, &in, &r);
-		assert_string_equal(r.answer, cases[i].answer);
+		assert_string_equal(r.answer, want);
 		assert_int_equal(r.others, cases[i].filtered);
 		assert_int_equal(r.nnotes, 0);
 	}
 }
+#undef BILLING
+#undef NGINX
+#undef SPIN
 
 /* Names longer than the answer: cut at the buffer, still a C string. */
 static void test_write_long(void **state __attribute__((unused)))
@@ -674,6 +699,17 @@ static void test_add_note(void **state __attribute__((unused)))
 	}
 }
 
+/* The head of a table answer_*_table() built: its title, columns and rows, and cells. */
+static void check_table_head(const struct flamegraph_opts *fg, const char *title, size_t ncols,
+			     const char *first_col, size_t nrows)
+{
+	assert_string_equal(fg->table_title, title);
+	assert_int_equal(fg->table_ncols, ncols);
+	assert_string_equal(fg->table_cols[0], first_col);
+	assert_int_equal(fg->table_nrows, nrows);
+	assert_non_null(fg->table_cells);
+}
+
 static void test_threads_table(void **state __attribute__((unused)))
 {
 	static const char *const row0[] = { "spinner", "1", "threeway", "12", "Service billing",
@@ -703,12 +739,8 @@ static void test_threads_table(void **state __attribute__((unused)))
 
 		print_message("case %zu\n", i);
 		assert_int_equal(answer_threads_table(&r, &fg), 0);
-		assert_string_equal(fg.table_title, "Threads");
-		assert_int_equal(fg.table_ncols, 10);
-		assert_string_equal(fg.table_cols[0], "Thread");
+		check_table_head(&fg, "Threads", 10, "Thread", cases[i].nthreads);
 		assert_string_equal(fg.table_cols[9], "Function");
-		assert_int_equal(fg.table_nrows, cases[i].nthreads);
-		assert_non_null(fg.table_cells);
 		for (j = 0; j < cases[i].nthreads; j++)
 			for (k = 0; k < 10; k++)
 				assert_string_equal(fg.table_cells[j * 10 + k], cases[i].rows[j][k]);
@@ -740,10 +772,7 @@ static void test_goroutines_table(void **state __attribute__((unused)))
 
 		print_message("case %zu\n", i);
 		assert_int_equal(answer_goroutines_table(&in, &fg), 0);
-		assert_string_equal(fg.table_title, "Goroutines");
-		assert_int_equal(fg.table_ncols, 5);
-		assert_string_equal(fg.table_cols[0], "Goroutines");
-		assert_int_equal(fg.table_nrows, cases[i].ngroups);
+		check_table_head(&fg, "Goroutines", 5, "Goroutines", cases[i].ngroups);
 		for (k = 0; cases[i].row && k < 5; k++)
 			assert_string_equal(fg.table_cells[cases[i].check * 5 + k],
 					    cases[i].row[k]);

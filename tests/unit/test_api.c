@@ -404,10 +404,51 @@ static int audit_count(struct fx *f, ...)
 	return n;
 }
 
+/* A row of the audit trail: @n lines hold every one of the (at most 5) fragments. */
+struct audit_want {
+	int n;
+	const char *frag[6];
+};
+
+static void expect_audit(struct fx *f, const struct audit_want *rows, size_t nrows)
+{
+	const struct audit_want *w;
+	size_t i;
+
+	for (i = 0; i < nrows; i++) {
+		w = &rows[i];
+		print_message("audit row %zu\n", i);
+		assert_int_equal(audit_count(f, w->frag[0], w->frag[1], w->frag[2], w->frag[3],
+					     w->frag[4], w->frag[5], NULL),
+				 w->n);
+	}
+}
+
+/* One request that must fail: HTTP @code, an error message holding @msg_part. */
+static void http_error(struct fx *f, const char *method, const char *path, const char *token,
+		       const char *body, long code, const char *msg_part)
+{
+	struct resp r;
+
+	http(f, method, path, token, body, 0, &r);
+	expect_error(&r, code, msg_part);
+	resp_free(&r);
+}
+
 /* tests */
 
 static void test_matrix(void **state)
 {
+	static const struct audit_want trail[] = {
+		{ 1, { "\"who\":\"alice\"", "\"what\":\"capture\"", "\"result\":\"denied\"" } },
+		{ 1, { "\"who\":\"alice\"", "\"what\":\"delete\"", "\"result\":\"denied\"",
+		       "20201129T174501Z-000000" } },
+		{ 1, { "\"who\":\"alice\"", "\"what\":\"upload\"", "\"result\":\"denied\"" } },
+		{ 1, { "\"who\":\"bob\"", "\"what\":\"remove\"", "\"result\":\"denied\"",
+		       "\"detail\":\"operator\"" } },
+		{ 1, { "\"who\":\"bob\"", "\"what\":\"capture\"", "\"result\":\"accepted\"" } },
+		{ 3, { "\"what\":\"download\"", "\"result\":\"ok\"" } },
+	};
 	struct fx *f = *state;
 	char p_get[128], p_dl[128], p_del[128];
 	const char *none_id = "/v1/profiles/20201129T174501Z-000000";
@@ -463,22 +504,7 @@ static void test_matrix(void **state)
 		resp_free(&r);
 	}
 	/* every refused mutation is in the audit trail, with who and why */
-	assert_int_equal(audit_count(f, "\"who\":\"alice\"", "\"what\":\"capture\"",
-				     "\"result\":\"denied\"", NULL),
-			 1);
-	assert_int_equal(audit_count(f, "\"who\":\"alice\"", "\"what\":\"delete\"",
-				     "\"result\":\"denied\"", "20201129T174501Z-000000", NULL),
-			 1);
-	assert_int_equal(audit_count(f, "\"who\":\"alice\"", "\"what\":\"upload\"",
-				     "\"result\":\"denied\"", NULL),
-			 1);
-	assert_int_equal(audit_count(f, "\"who\":\"bob\"", "\"what\":\"remove\"",
-				     "\"result\":\"denied\"", "\"detail\":\"operator\"", NULL),
-			 1);
-	assert_int_equal(audit_count(f, "\"who\":\"bob\"", "\"what\":\"capture\"",
-				     "\"result\":\"accepted\"", NULL),
-			 1);
-	assert_int_equal(audit_count(f, "\"what\":\"download\"", "\"result\":\"ok\"", NULL), 3);
+	expect_audit(f, trail, ARRAY_SIZE(trail));
 	/* no token ever reaches the trail */
 	{
 		char *text = read_audit(f);
@@ -519,9 +545,8 @@ static void test_capture(void **state)
 
 	/* busy: the seed's words, 409 */
 	f->fake.start_ret = -EBUSY;
-	http(f, "POST", "/v1/captures", ADMIN, "{\"target\":\"server\",\"question\":\"cpu\"}", 0, &r);
-	expect_error(&r, 409, CAPTURE_BUSY_MSG);
-	resp_free(&r);
+	http_error(f, "POST", "/v1/captures", ADMIN, "{\"target\":\"server\",\"question\":\"cpu\"}",
+		   409, CAPTURE_BUSY_MSG);
 	assert_int_equal(audit_count(f, "\"who\":\"carol\"", "\"result\":\"refused\"",
 				     CAPTURE_BUSY_MSG, NULL),
 			 1);
@@ -537,13 +562,10 @@ static void test_capture(void **state)
 	     &r);
 	expect_error(&r, 400, "invalid JSON");
 	resp_free(&r);
-	http(f, "POST", "/v1/captures", OPERATOR,
-	     "{\"target\":\"server\",\"question\":\"cpu\",\"duration\":45}", 0, &r);
-	expect_error(&r, 400, "duration must be 10, 30 or 60 seconds");
-	resp_free(&r);
-	http(f, "POST", "/v1/captures", OPERATOR, NULL, 0, &r);
-	expect_error(&r, 400, "a JSON body is required");
-	resp_free(&r);
+	http_error(f, "POST", "/v1/captures", OPERATOR,
+		   "{\"target\":\"server\",\"question\":\"cpu\",\"duration\":45}", 400,
+		   "duration must be 10, 30 or 60 seconds");
+	http_error(f, "POST", "/v1/captures", OPERATOR, NULL, 400, "a JSON body is required");
 	assert_int_equal(f->fake.starts, 3);
 	assert_int_equal(audit_count(f, "\"what\":\"capture\"", "\"result\":\"invalid\"", NULL), 3);
 
@@ -575,16 +597,12 @@ static void test_plan(void **state)
 			    "Read the result back after 60 s.");
 	json_decref(doc);
 	resp_free(&r);
-	http(f, "GET", "/v1/plan?target=server&question=memory-held", VIEWER, NULL, 0, &r);
-	expect_error(&r, 400, "a server profile offers");
-	resp_free(&r);
-	http(f, "GET", "/v1/plan?question=cpu", VIEWER, NULL, 0, &r);
-	expect_error(&r, 400, "target is required");
-	resp_free(&r);
+	http_error(f, "GET", "/v1/plan?target=server&question=memory-held", VIEWER, NULL, 400,
+		   "a server profile offers");
+	http_error(f, "GET", "/v1/plan?question=cpu", VIEWER, NULL, 400, "target is required");
 	f->fake.plan_ret = -ENOENT;
-	http(f, "GET", "/v1/plan?target=service:nope&question=cpu", VIEWER, NULL, 0, &r);
-	expect_error(&r, 404, "no Service named nope");
-	resp_free(&r);
+	http_error(f, "GET", "/v1/plan?target=service:nope&question=cpu", VIEWER, NULL, 404,
+		   "no Service named nope");
 }
 
 static void test_body_limits(void **state)
@@ -596,25 +614,42 @@ static void test_body_limits(void **state)
 
 	memset(big, ' ', n);
 	big[n] = '\0';
-	http(f, "POST", "/v1/captures", OPERATOR, big, 0, &r);
-	expect_error(&r, 413, "too large");
-	resp_free(&r);
+	http_error(f, "POST", "/v1/captures", OPERATOR, big, 413, "too large");
 	/* exactly the limit is read (and then refused as JSON) */
 	big[n - 1] = '\0';
 	memcpy(big, "{\"target\"", 9);
-	http(f, "POST", "/v1/captures", OPERATOR, big, 0, &r);
-	expect_error(&r, 400, "invalid JSON");
-	resp_free(&r);
+	http_error(f, "POST", "/v1/captures", OPERATOR, big, 400, "invalid JSON");
 	/* chunked: no Content-Length to refuse up front */
 	http(f, "POST", "/v1/captures", OPERATOR, NULL, API_JSON_BODY_MAX + 4096, &r);
 	expect_error(&r, 413, "too large");
 	resp_free(&r);
 	/* a Viewer's oversized body is refused for the role, before it is read */
-	http(f, "POST", "/v1/captures", VIEWER, big, 0, &r);
-	expect_error(&r, 403, "needs operator");
-	resp_free(&r);
+	http_error(f, "POST", "/v1/captures", VIEWER, big, 403, "needs operator");
 	assert_int_equal(f->fake.starts, 0);
 	free(big);
+}
+
+/* GET @path as the viewer: a list of @n profiles of @total; the list, in *@doc (the caller
+ * frees it). */
+static json_t *get_list(struct fx *f, const char *path, size_t n, long long total, json_t **doc)
+{
+	struct resp r;
+	json_t *arr;
+
+	http(f, "GET", path, VIEWER, NULL, 0, &r);
+	assert_int_equal(r.code, 200);
+	*doc = json_loads(r.body, 0, NULL);
+	resp_free(&r);
+	arr = json_object_get(*doc, "profiles");
+	assert_int_equal(json_array_size(arr), n);
+	assert_int_equal(json_integer_value(json_object_get(*doc, "total")), total);
+	return arr;
+}
+
+/* The string @key of the @i-th object of @arr. */
+static const char *item_str(json_t *arr, size_t i, const char *key)
+{
+	return json_string_value(json_object_get(json_array_get(arr, i), key));
 }
 
 static void test_profiles(void **state)
@@ -624,38 +659,20 @@ static void test_profiles(void **state)
 	json_t *doc, *arr;
 	struct resp r;
 
-	http(f, "GET", "/v1/profiles", VIEWER, NULL, 0, &r);
-	assert_int_equal(r.code, 200);
-	doc = json_loads(r.body, 0, NULL);
-	arr = json_object_get(doc, "profiles");
-	assert_int_equal(json_array_size(arr), 3);
-	assert_int_equal(json_integer_value(json_object_get(doc, "total")), 3);
+	arr = get_list(f, "/v1/profiles", 3, 3, &doc);
 	/* newest first */
-	assert_string_equal(json_string_value(json_object_get(json_array_get(arr, 0), "id")),
-			    f->ids[2]);
-	assert_string_equal(json_string_value(json_object_get(json_array_get(arr, 2), "id")),
-			    f->ids[0]);
-	assert_string_equal(json_string_value(json_object_get(json_array_get(arr, 1), "service")),
-			    "checkout");
+	assert_string_equal(item_str(arr, 0, "id"), f->ids[2]);
+	assert_string_equal(item_str(arr, 2, "id"), f->ids[0]);
+	assert_string_equal(item_str(arr, 1, "service"), "checkout");
 	json_decref(doc);
-	resp_free(&r);
 
-	http(f, "GET", "/v1/profiles?service=billing&limit=1&offset=1", VIEWER, NULL, 0, &r);
-	doc = json_loads(r.body, 0, NULL);
-	arr = json_object_get(doc, "profiles");
-	assert_int_equal(json_array_size(arr), 1);
-	assert_int_equal(json_integer_value(json_object_get(doc, "total")), 2);
-	assert_string_equal(json_string_value(json_object_get(json_array_get(arr, 0), "id")),
-			    f->ids[0]);
+	arr = get_list(f, "/v1/profiles?service=billing&limit=1&offset=1", 1, 2, &doc);
+	assert_string_equal(item_str(arr, 0, "id"), f->ids[0]);
 	json_decref(doc);
-	resp_free(&r);
 
-	http(f, "GET", "/v1/profiles?limit=100000", VIEWER, NULL, 0, &r);
-	expect_error(&r, 400, "limit must be a number from 0 to 500");
-	resp_free(&r);
-	http(f, "GET", "/v1/profiles?service=", VIEWER, NULL, 0, &r);
-	expect_error(&r, 400, "service must be");
-	resp_free(&r);
+	http_error(f, "GET", "/v1/profiles?limit=100000", VIEWER, NULL, 400,
+		   "limit must be a number from 0 to 500");
+	http_error(f, "GET", "/v1/profiles?service=", VIEWER, NULL, 400, "service must be");
 
 	snprintf(path, sizeof(path), "/v1/profiles/%s", f->ids[1]);
 	http(f, "GET", path, VIEWER, NULL, 0, &r);
@@ -670,12 +687,9 @@ static void test_profiles(void **state)
 	json_decref(doc);
 	resp_free(&r);
 
-	http(f, "GET", "/v1/profiles/20201129T174501Z-000000", VIEWER, NULL, 0, &r);
-	expect_error(&r, 404, "no profile 20201129T174501Z-000000");
-	resp_free(&r);
-	http(f, "GET", "/v1/profiles/..%2f..%2fetc", VIEWER, NULL, 0, &r);
-	expect_error(&r, 404, "no such route");
-	resp_free(&r);
+	http_error(f, "GET", "/v1/profiles/20201129T174501Z-000000", VIEWER, NULL, 404,
+		   "no profile 20201129T174501Z-000000");
+	http_error(f, "GET", "/v1/profiles/..%2f..%2fetc", VIEWER, NULL, 404, "no such route");
 }
 
 static void test_download(void **state)
@@ -709,12 +723,10 @@ static void test_download(void **state)
 	resp_free(&r);
 
 	snprintf(path, sizeof(path), "/v1/profiles/%s/download?format=svg", f->ids[0]);
-	http(f, "GET", path, VIEWER, NULL, 0, &r);
-	expect_error(&r, 400, "format must be pprof or collapsed, not 'svg'");
-	resp_free(&r);
-	http(f, "GET", "/v1/profiles/20201129T174501Z-000000/download", VIEWER, NULL, 0, &r);
-	expect_error(&r, 404, "no profile");
-	resp_free(&r);
+	http_error(f, "GET", path, VIEWER, NULL, 400,
+		   "format must be pprof or collapsed, not 'svg'");
+	http_error(f, "GET", "/v1/profiles/20201129T174501Z-000000/download", VIEWER, NULL, 404,
+		   "no profile");
 
 	assert_int_equal(audit_count(f, "\"who\":\"alice\"", "\"what\":\"download\"", f->ids[0],
 				     "\"result\":\"ok\"", "format=pprof", NULL),
@@ -725,32 +737,26 @@ static void test_download(void **state)
 static void test_delete(void **state)
 {
 	struct fx *f = *state;
+	const struct audit_want trail[] = {
+		{ 1, { "\"who\":\"bob\"", "\"what\":\"delete\"", f->ids[0], "\"result\":\"ok\"" } },
+		{ 1, { "\"who\":\"alice\"", "\"what\":\"delete\"", f->ids[0],
+		       "\"result\":\"denied\"" } },
+		{ 1, { "\"who\":\"bob\"", "\"what\":\"delete\"", f->ids[0],
+		       "\"result\":\"failed\"" } },
+	};
 	char path[128];
 	struct resp r;
 
 	snprintf(path, sizeof(path), "/v1/profiles/%s", f->ids[0]);
-	http(f, "DELETE", path, VIEWER, NULL, 0, &r);
-	expect_error(&r, 403, "the viewer role of 'alice' may not do this");
-	resp_free(&r);
+	http_error(f, "DELETE", path, VIEWER, NULL, 403,
+		   "the viewer role of 'alice' may not do this");
 	http(f, "DELETE", path, OPERATOR, NULL, 0, &r);
 	assert_int_equal(r.code, 200);
 	resp_free(&r);
-	http(f, "GET", path, VIEWER, NULL, 0, &r);
-	expect_error(&r, 404, "no profile");
-	resp_free(&r);
-	http(f, "DELETE", path, OPERATOR, NULL, 0, &r);
-	expect_error(&r, 404, "no profile");
-	resp_free(&r);
+	http_error(f, "GET", path, VIEWER, NULL, 404, "no profile");
+	http_error(f, "DELETE", path, OPERATOR, NULL, 404, "no profile");
 	assert_int_equal(store__count(f->store), 2);
-	assert_int_equal(audit_count(f, "\"who\":\"bob\"", "\"what\":\"delete\"", f->ids[0],
-				     "\"result\":\"ok\"", NULL),
-			 1);
-	assert_int_equal(audit_count(f, "\"who\":\"alice\"", "\"what\":\"delete\"", f->ids[0],
-				     "\"result\":\"denied\"", NULL),
-			 1);
-	assert_int_equal(audit_count(f, "\"who\":\"bob\"", "\"what\":\"delete\"", f->ids[0],
-				     "\"result\":\"failed\"", NULL),
-			 1);
+	expect_audit(f, trail, ARRAY_SIZE(trail));
 }
 
 static void test_remove(void **state)
@@ -776,9 +782,7 @@ static void test_errors(void **state)
 	struct fx *f = *state;
 	struct resp r;
 
-	http(f, "GET", "/v1/nothing", VIEWER, NULL, 0, &r);
-	expect_error(&r, 404, "no such route: /v1/nothing");
-	resp_free(&r);
+	http_error(f, "GET", "/v1/nothing", VIEWER, NULL, 404, "no such route: /v1/nothing");
 	http(f, "PUT", "/v1/status", VIEWER, NULL, 0, &r);
 	expect_error(&r, 405, "allowed: GET");
 	assert_non_null(strstr(r.headers, "Allow: GET"));
@@ -840,10 +844,9 @@ static void test_capture_audit_raw(void **state)
 	struct fx *f = *state;
 	struct resp r;
 
-	http(f, "POST", "/v1/captures", VIEWER,
-	     "{\"target\":\"service:team-a/billing\",\"question\":\"cpu\",\"duration\":10}", 0, &r);
-	expect_error(&r, 403, "needs operator");
-	resp_free(&r);
+	http_error(f, "POST", "/v1/captures", VIEWER,
+		   "{\"target\":\"service:team-a/billing\",\"question\":\"cpu\",\"duration\":10}",
+		   403, "needs operator");
 	assert_int_equal(audit_count(f, "\"who\":\"alice\"", "\"result\":\"denied\"",
 				     "\"target\":\"service:team-a/billing\"",
 				     "request={\\\"target\\\":\\\"service:team-a/billing\\\"", NULL),

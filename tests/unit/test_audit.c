@@ -22,6 +22,7 @@
 
 #include "daemon/agent/audit.h"
 #include "base/fileio.h"
+#include "tests/unit/fixtures.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define NOW (1764438301LL * 1000000000LL + 123456789LL) /* 2025-11-29T17:45:01.123Z */
@@ -239,8 +240,7 @@ static void test_file(void **state)
 	snprintf(path, sizeof(path), "%s/sub/audit.log/x", dir);	/* below a file */
 	o.path = path;
 	assert_int_equal(audit__new(&o, &a), -ENOTDIR);
-	snprintf(path, sizeof(path), "rm -rf %s", dir);
-	assert_int_equal(system(path), 0);
+	assert_int_equal(fx_rm_rf(dir), 0);
 }
 
 int main(void)

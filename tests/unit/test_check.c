@@ -21,8 +21,8 @@
 #include "daemon/capture/question.h"
 #include "daemon/capture/target.h"
 #include "runtimes/detect.h"
+#include "tests/unit/fixtures.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #define PY (1u << RUNTIME_PYTHON)
 #define NATIVE (1u << RUNTIME_NATIVE)
@@ -191,63 +191,16 @@ static void test_question_reason_all(void **state)
 
 /* --- check_run on a fake /proc ---------------------------------------------------------------- */
 
-struct fake_proc {
-	char root[64];
-};
-
-static void write_file(const char *root, int pid, const char *name, const char *text)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%d", root, pid);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/%d/%s", root, pid, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static void add_proc(const char *root, int pid, const char *cg)
-{
-	char stat[512];
-
-	snprintf(stat, sizeof(stat),
-		 "%d (daemon) S 1 %d %d 0 -1 4194560 10 0 0 0 1 1 0 0 20 0 1 0 %d 1000 10 "
-		 "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
-		 pid, pid, pid, 1000 + pid);
-	write_file(root, pid, "stat", stat);
-	write_file(root, pid, "cgroup", cg);
-	write_file(root, pid, "comm", "daemon\n");
-}
-
+/* Two nginx processes in a unit. */
 static int setup_fake(void **state)
 {
-	struct fake_proc *fp = calloc(1, sizeof(*fp));
+	struct fake_proc *fp;
 
-	if (!fp)
+	if (setup_fake_proc(state))
 		return -1;
-	snprintf(fp->root, sizeof(fp->root), "/tmp/test_check.XXXXXX");
-	if (!mkdtemp(fp->root)) {
-		free(fp);
-		return -1;
-	}
-	add_proc(fp->root, 200, "0::/system.slice/nginx.service\n");
-	add_proc(fp->root, 201, "0::/system.slice/nginx.service\n");
-	*state = fp;
-	return 0;
-}
-
-static int teardown_fake(void **state)
-{
-	struct fake_proc *fp = *state;
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fp->root);
-	if (system(cmd))
-		return -1;
-	free(fp);
+	fp = *state;
+	fake_proc_add(fp->root, 200, "daemon", "0::/system.slice/nginx.service\n", NULL, 0, 0);
+	fake_proc_add(fp->root, 201, "daemon", "0::/system.slice/nginx.service\n", NULL, 0, 0);
 	return 0;
 }
 
@@ -375,7 +328,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_question_reason),
 		cmocka_unit_test(test_question_reason_all),
-		cmocka_unit_test_setup_teardown(test_run, setup_fake, teardown_fake),
+		cmocka_unit_test_setup_teardown(test_run, setup_fake, teardown_fake_proc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,6 +14,7 @@
 #include "base/array.h"
 #include "profile/collapsed.h"
 #include "profile/profile.h"
+#include "tests/unit/profile_fixture.h"
 
 /*
  * Frames: 0 main, 1 build_report (line 1), 2 build_report (line 2: displays the same),
@@ -35,39 +36,26 @@ static struct profile *small_profile(bool owner_root)
 		{ "Unit nginx.service", "nginx", NULL, 20, 20, PROF_LANG_NATIVE },
 		{ NULL, NULL, NULL, 0, 0, PROF_LANG_NATIVE },
 	};
-	static const struct { uint32_t f[3]; size_t n; size_t l; int64_t v; } samples[] = {
-		{ { 1, 0 }, 2, 0, 5 },	/* main;build_report */
-		{ { 2, 0 }, 2, 1, 3 },	/* the same line after display and owner merge */
-		{ { 3, 0 }, 2, 2, 2 },
-		{ { 4 }, 1, 3, 1 },
-		{ { 0 }, 0, 2, 4 },	/* no frames */
-		{ { 5, 0 }, 2, 2, 0 },	/* zero count: no line */
+	static const struct fx_sample samples[] = {
+		{ { 1, 0 }, 2, 0, { 5 } },	/* main;build_report */
+		{ { 2, 0 }, 2, 1, { 3 } },	/* the same line after display and owner merge */
+		{ { 3, 0 }, 2, 2, { 2 } },
+		{ { 4 }, 1, 3, { 1 } },
+		{ { 0 }, 0, 2, { 4 } },		/* no frames */
+		{ { 5, 0 }, 2, 2, { 0 } },	/* zero count: no line */
 	};
 	struct profile_opts o = { .nvalues = 1, .sample_type = { "samples" },
 				  .sample_unit = { "count" }, .owner_root = owner_root };
-	struct profile *p;
-	size_t i;
 
-	assert_int_equal(profile__new(&o, &p), 0);
-	for (i = 0; i < ARRAY_SIZE(frames); i++)
-		assert_int_equal(profile__frame(p, &frames[i]), (int)i);
-	for (i = 0; i < ARRAY_SIZE(samples); i++)
-		assert_int_equal(profile__add(p, samples[i].f, samples[i].n, &labels[samples[i].l],
-					      &samples[i].v),
-				 0);
-	return p;
+	return fx_profile(&o, frames, ARRAY_SIZE(frames), labels, samples, ARRAY_SIZE(samples));
 }
 
 static char *write_mem(const struct profile *p, int *ret)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct fx_mem m;
 
-	assert_non_null(f);
-	*ret = collapsed_write(p, f);
-	fclose(f);
-	return buf;
+	*ret = collapsed_write(p, fx_mem_open(&m));
+	return fx_mem_text(&m);
 }
 
 static void test_text(void **state)

@@ -19,6 +19,7 @@
 
 #include "base/array.h"
 #include "daemon/config.h"
+#include "tests/unit/fixtures.h"
 
 #define F "profiler.yaml"
 
@@ -560,15 +561,6 @@ static void test_match(void **state)
 	assert_int_equal(config_match_service(NULL, "a", "/", "/a", "a"), -ENOENT);
 }
 
-static void write_file(const char *path, const char *text, size_t len)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(text, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-}
-
 static void test_load(void **state)
 {
 	char dir[] = "/tmp/test_config.XXXXXX", path[64], want[256], err[512], *big;
@@ -582,19 +574,19 @@ static void test_load(void **state)
 	snprintf(want, sizeof(want), "%s: no such file", path);
 	assert_string_equal(err, want);
 
-	write_file(path, EXAMPLE, strlen(EXAMPLE));
+	fx_write(path, EXAMPLE, strlen(EXAMPLE));
 	assert_int_equal(config_load(path, &c, err, sizeof(err)), 0);
 	assert_string_equal(c.node_name, "node-1");
 	assert_int_equal(c.nservices, 2);
 	config_free(&c);
 
-	write_file(path, "listen: ':1'\nlisten: ':2'\n", 26);
+	fx_write(path, "listen: ':1'\nlisten: ':2'\n", 26);
 	assert_int_equal(config_load(path, &c, err, sizeof(err)), -EINVAL);
 	snprintf(want, sizeof(want), "%s:2: duplicate key 'listen' (first on line 1)", path);
 	assert_string_equal(err, want);
 
 	big = repeat("#", CONFIG_MAX_BYTES + 1);
-	write_file(path, big, CONFIG_MAX_BYTES + 1);
+	fx_write(path, big, CONFIG_MAX_BYTES + 1);
 	free(big);
 	assert_int_equal(config_load(path, &c, err, sizeof(err)), -EFBIG);
 	snprintf(want, sizeof(want), "%s: larger than 1048576 bytes", path);

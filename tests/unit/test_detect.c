@@ -21,6 +21,7 @@
 #include "runtimes/go/buildinfo.h"
 
 #include "base/array.h"
+#include "tests/unit/fixtures.h"
 
 typedef int (*name_parser_fn_t)(const char *, char *, size_t);
 
@@ -460,17 +461,13 @@ static void test_detect_self(void **state __attribute__((unused)))
 static void write_file(const char *dir, const char *name, const void *data, size_t len)
 {
 	char path[PATH_MAX], *slash;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	slash = strrchr(path, '/');
 	*slash = '\0';
 	assert_int_equal(mkdir_p(path), 0);
 	*slash = '/';
-	f = fopen(path, "w");
-	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
+	fx_write(path, data, len);
 }
 
 static void put_le(uint8_t *p, uint64_t v, int n)
@@ -667,8 +664,7 @@ static void test_detect_fake_proc(void **state __attribute__((unused)))
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(runtime_detect(&o, 108, &ri), -ESRCH);
 
-	snprintf(path, sizeof(path), "rm -rf '%s'", tmp);
-	assert_int_equal(system(path), 0);
+	assert_int_equal(fx_rm_rf(tmp), 0);
 }
 
 int main(void)

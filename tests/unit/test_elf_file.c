@@ -798,6 +798,52 @@ static void test_sparse(void **state UNUSED)
 	assert_true(hm_vmhwm_kb() - hwm0 < 8 * 1024);
 }
 
+/* The reasons the notes give for a table not read: sizes in words, valid UTF-8, cut whole. */
+static void test_skip_format(void **state UNUSED)
+{
+	static const struct {
+		struct elf_skip skip;
+		size_t size;
+		const char *out;
+	} cases[] = {
+		{ { ELF_SKIP_SPARSE, ".symtab", 1ull << 30, 20u << 10 }, 128,
+		  ".symtab claims 1 GiB, but the file has 20 KiB on disk" },
+		{ { ELF_SKIP_OVER_LIMIT, ".gopclntab", 200u << 20, 48u << 20 }, 128,
+		  ".gopclntab claims 200 MiB, over the 48 MiB limit" },
+		{ { ELF_SKIP_OVER_LIMIT, ".strtab", (1536ull << 20) - 0x4000, 256u << 20 }, 128,
+		  ".strtab claims 1.4 GiB, over the 256 MiB limit" },
+		{ { ELF_SKIP_COUNT, ".dynsym", 5000000, 4194304 }, 128,
+		  ".dynsym holds 5000000 symbols, over the limit of 4194304" },
+		{ { ELF_SKIP_FILE, "", 3ull << 30, 2ull << 30 }, 128,
+		  "the file is 3 GiB, over the 2 GiB limit" },
+		{ { ELF_SKIP_SPARSE, "", 8ull << 30, 512 }, 128,
+		  "a section claims 8 GiB, but the file has 512 bytes on disk" },
+		{ { ELF_SKIP_NONE, ".symtab", 1, 1 }, 128, "" },
+		/* cut short: at a character boundary */
+		{ { ELF_SKIP_SPARSE, "\xd0\x96\xd0\x96", 1ull << 30, 20u << 10 }, 4, "\xd0\x96" },
+		{ { ELF_SKIP_SPARSE, "\xd0\x96\xd0\x96", 1ull << 30, 20u << 10 }, 1, "" },
+	};
+	struct elf_skip skip = { ELF_SKIP_NONE };
+	char buf[128];
+	size_t i, n;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		memset(buf, 'x', sizeof(buf));
+		n = elf_skip_format(&cases[i].skip, buf, cases[i].size);
+		assert_string_equal(buf, cases[i].out);
+		assert_int_equal(n, strlen(cases[i].out));
+	}
+	assert_int_equal(elf_skip_format(NULL, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+	/* The first refusal stays; a hostile name is made valid UTF-8 and cut to fit. */
+	elf_skip_set(&skip, ELF_SKIP_SPARSE, ".sym\xfftab-with-a-very-long-name-indeed", 9, 1);
+	elf_skip_set(&skip, ELF_SKIP_FILE, "", 1, 1);
+	assert_int_equal(skip.kind, ELF_SKIP_SPARSE);
+	assert_string_equal(skip.what, ".sym?tab-with-a-very-lo");
+	elf_skip_set(NULL, ELF_SKIP_FILE, "", 1, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -811,6 +857,7 @@ int main(void)
 		cmocka_unit_test(test_sparse),
 		cmocka_unit_test(test_foreach_sym),
 		cmocka_unit_test(test_gnu_hash),
+		cmocka_unit_test(test_skip_format),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "base/fileio.h"
+#include "symbols/elf_file.h"
 #include "symbols/elf_symtab.h"
 
 #include "base/array.h"
@@ -360,17 +361,22 @@ static void test_hostile_demangle(void **state UNUSED)
 static void test_sparse_claims(void **state UNUSED)
 {
 	static const uint64_t keep = ~0ull, big = HM_SPARSE_SIZE - 0x4000;
+	/* What the note will say: the refused table, its claim, the limit or the bytes on disk. */
 	static const struct {
 		struct hm_patch patch;
 		size_t count;
+		enum elf_skip_kind kind;
+		const char *what;
+		uint64_t claimed;
 	} cases[] = {
-		{ { ".symtab", 0x4000, big }, 0 },
-		{ { ".strtab", 0x4000, big }, 0 },
-		{ { ".strtab", 0x4000, 200u << 20 }, 0 },
-		{ { ".shstrtab", 0x4000, 3u << 20 }, 5 },
-		{ { ".strtab", keep, keep }, 5 },
+		{ { ".symtab", 0x4000, big }, 0, ELF_SKIP_SPARSE, ".symtab", big },
+		{ { ".strtab", 0x4000, big }, 0, ELF_SKIP_OVER_LIMIT, ".strtab", big },
+		{ { ".strtab", 0x4000, 200u << 20 }, 0, ELF_SKIP_SPARSE, ".strtab", 200u << 20 },
+		{ { ".shstrtab", 0x4000, 3u << 20 }, 5, ELF_SKIP_NONE, "", 0 },
+		{ { ".strtab", keep, keep }, 5, ELF_SKIP_NONE, "", 0 },
 	};
 	bool limited = hm_limit_as();
+	struct elf_skip skip;
 	struct elf_symtab *st;
 	long hwm0 = hm_vmhwm_kb();
 	size_t i;
@@ -381,11 +387,40 @@ static void test_sparse_claims(void **state UNUSED)
 		fd = hm_sparse_copy(FIXTURES "exec", &cases[i].patch, 1, NULL, 0, 0,
 				    HM_SPARSE_SIZE);
 		assert_true(fd >= 0);
-		assert_int_equal(elf_symtab__from_fd(fd, NULL, &st), 0);
+		memset(&skip, 0, sizeof(skip));
+		assert_int_equal(elf_symtab__from_fd(fd, &(struct elf_symtab_opts){ .skip = &skip },
+						     &st), 0);
 		assert_int_equal(elf_symtab__count(st), cases[i].count);
+		assert_int_equal(skip.kind, cases[i].kind);
+		assert_string_equal(skip.what, cases[i].what);
+		assert_int_equal(skip.claimed, cases[i].claimed);
+		if (skip.kind == ELF_SKIP_SPARSE)
+			assert_true(skip.limit > 0 && skip.limit < (1u << 20));
+		if (skip.kind == ELF_SKIP_OVER_LIMIT)
+			assert_int_equal(skip.limit, ELF_FILE_MAX_READ);
 		elf_symtab__free(st);
 		close(fd);
 	}
+	/* Over the file cap: -EFBIG, and the note says how large the file is. */
+	fd = hm_sparse_copy(FIXTURES "exec", NULL, 0, NULL, 0, 0, 64u << 20);
+	assert_true(fd >= 0);
+	memset(&skip, 0, sizeof(skip));
+	assert_int_equal(elf_symtab__from_fd(fd, &(struct elf_symtab_opts){
+			.max_file_size = 32u << 20, .skip = &skip }, &st), -EFBIG);
+	assert_int_equal(skip.kind, ELF_SKIP_FILE);
+	assert_int_equal(skip.claimed, 64u << 20);
+	assert_int_equal(skip.limit, 32u << 20);
+	close(fd);
+	/* More symbols than kept: -E2BIG, with the count. */
+	fd = open(FIXTURES "exec", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	memset(&skip, 0, sizeof(skip));
+	assert_int_equal(elf_symtab__from_fd(fd, &(struct elf_symtab_opts){
+			.max_syms = 2, .skip = &skip }, &st), -E2BIG);
+	assert_int_equal(skip.kind, ELF_SKIP_COUNT);
+	assert_string_equal(skip.what, ".symtab");
+	assert_int_equal(skip.limit, 2);
+	close(fd);
 	hm_restore_as(limited);
 	assert_true(hm_vmhwm_kb() - hwm0 < 8 * 1024);
 }

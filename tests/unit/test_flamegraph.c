@@ -16,6 +16,7 @@
 #include "base/text.h"
 #include "profile/flamegraph.h"
 #include "profile/profile.h"
+#include "tests/unit/profile_fixture.h"
 
 #define HOSTILE "</script><img src=x onerror=alert(1)>"
 
@@ -33,7 +34,7 @@ static struct profile *server_profile(bool owner_root)
 		{ "Unit nginx.service", "nginx", NULL, 20, 20, PROF_LANG_NATIVE },
 		{ "Service <b>x</b>", "java", NULL, 30, 30, PROF_LANG_JAVA },
 	};
-	static const struct { uint32_t f[3]; size_t n; size_t l; int64_t v[2]; } samples[] = {
+	static const struct fx_sample samples[] = {
 		{ { 1, 0 }, 2, 0, { 600000, 1 } },
 		{ { 3, 0 }, 2, 0, { 200000, 1 } },
 		{ { 3, 0 }, 2, 1, { 150000, 1 } },
@@ -42,29 +43,16 @@ static struct profile *server_profile(bool owner_root)
 		{ { 0 }, 1, 1, { -5, 1 } },		/* negative: not drawn */
 	};
 	struct profile_opts o = { .owner_root = owner_root };
-	struct profile *p;
-	size_t i;
 
-	assert_int_equal(profile__new(&o, &p), 0);
-	for (i = 0; i < ARRAY_SIZE(frames); i++)
-		assert_int_equal(profile__frame(p, &frames[i]), (int)i);
-	for (i = 0; i < ARRAY_SIZE(samples); i++)
-		assert_int_equal(profile__add(p, samples[i].f, samples[i].n, &labels[samples[i].l],
-					      samples[i].v),
-				 0);
-	return p;
+	return fx_profile(&o, frames, ARRAY_SIZE(frames), labels, samples, ARRAY_SIZE(samples));
 }
 
 static char *render(const struct profile *p, const struct flamegraph_opts *o, int *ret)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct fx_mem m;
 
-	assert_non_null(f);
-	*ret = flamegraph_write(p, o, f);
-	fclose(f);
-	return buf;
+	*ret = flamegraph_write(p, o, fx_mem_open(&m));
+	return fx_mem_text(&m);
 }
 
 static json_t *page_json(const char *html)

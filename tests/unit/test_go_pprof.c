@@ -26,6 +26,7 @@
 #include "runtimes/nshttp.h"
 
 #include "base/array.h"
+#include "tests/unit/fixtures.h"
 
 /* The start of Go 1.19's net/http/pprof index page, as served. */
 #define INDEX_PAGE "<html>\n<head>\n<title>/debug/pprof/</title>\n</head>\n<body>\n" \
@@ -71,8 +72,34 @@ static struct procnet_entry mk(bool v6, const char *addr, uint16_t port)
 	return e;
 }
 
+struct want_endpoint {
+	uint16_t port;
+	const char *host;	/* NULL: not checked */
+};
+
+/* The @n candidates in @out are @want, in order. */
+static void expect_candidates(const struct go_endpoint *out, const struct want_endpoint *want,
+			      size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		print_message("candidate %zu\n", i);
+		assert_int_equal(out[i].port, want[i].port);
+		if (want[i].host)
+			assert_string_equal(out[i].host, want[i].host);
+	}
+}
+
 static void test_candidates(void **state __attribute__((unused)))
 {
+	static const struct want_endpoint first[] = {
+		{ 6060, "127.0.0.1" }, { 2024, NULL }, { 8080, NULL }, { 9000, "[::1]" },
+	};
+	static const struct want_endpoint per_port[] = {
+		{ 7000, "[::1]" },     { 7001, "127.0.0.1" }, { 7002, "10.1.2.3" },
+		{ 7003, "[fd00::2]" }, { 7004, "127.0.0.1" }, { 7005, "127.0.0.1" },
+	};
 	struct procnet_entry e[24];
 	struct go_endpoint out[GO_PPROF_MAX_PROBES];
 	size_t n = 0, total, i;
@@ -82,14 +109,9 @@ static void test_candidates(void **state __attribute__((unused)))
 	e[n++] = mk(true, "::", 9000);
 	e[n++] = mk(false, "0.0.0.0", 6060);
 	e[n++] = mk(false, "127.0.0.1", 2024);
-	assert_int_equal(go_pprof_candidates(e, n, out, 16, &total), 4);
+	assert_int_equal(go_pprof_candidates(e, n, out, 16, &total), ARRAY_SIZE(first));
 	assert_int_equal(total, 4);
-	assert_int_equal(out[0].port, 6060);
-	assert_string_equal(out[0].host, "127.0.0.1");
-	assert_int_equal(out[1].port, 2024);
-	assert_int_equal(out[2].port, 8080);
-	assert_int_equal(out[3].port, 9000);
-	assert_string_equal(out[3].host, "[::1]");
+	expect_candidates(out, first, ARRAY_SIZE(first));
 
 	/* One endpoint per port: loopback over wildcard over another address; tcp and tcp6
 	 * wildcards of the same port give the first. */
@@ -105,20 +127,9 @@ static void test_candidates(void **state __attribute__((unused)))
 	e[n++] = mk(true, "::ffff:0.0.0.0", 7005);
 	e[n++] = mk(true, "fe80::1", 7006);		/* link-local: left out */
 	e[n++] = mk(true, "fe80::1", 7002);		/* ... and never preferred */
-	assert_int_equal(go_pprof_candidates(e, n, out, 16, &total), 6);
+	assert_int_equal(go_pprof_candidates(e, n, out, 16, &total), ARRAY_SIZE(per_port));
 	assert_int_equal(total, 6);
-	assert_int_equal(out[0].port, 7000);
-	assert_string_equal(out[0].host, "[::1]");
-	assert_int_equal(out[1].port, 7001);
-	assert_string_equal(out[1].host, "127.0.0.1");
-	assert_int_equal(out[2].port, 7002);
-	assert_string_equal(out[2].host, "10.1.2.3");
-	assert_int_equal(out[3].port, 7003);
-	assert_string_equal(out[3].host, "[fd00::2]");
-	assert_int_equal(out[4].port, 7004);
-	assert_string_equal(out[4].host, "127.0.0.1");
-	assert_int_equal(out[5].port, 7005);
-	assert_string_equal(out[5].host, "127.0.0.1");
+	expect_candidates(out, per_port, ARRAY_SIZE(per_port));
 
 	/* Bounded: 20 ports, 16 probed, 6060 among them first. */
 	n = 0;
@@ -304,11 +315,8 @@ static int setup_root(void **state __attribute__((unused)))
 
 static int teardown_root(void **state __attribute__((unused)))
 {
-	char cmd[PATH_MAX + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	go_pprof_cache_clear();
-	return system(cmd) ? -1 : 0;
+	return fx_rm_rf(root);
 }
 
 static void test_find_fake_proc(void **state __attribute__((unused)))

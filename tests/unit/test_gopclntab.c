@@ -25,6 +25,7 @@
 #include "symbols/gopclntab.h"
 
 #include "base/array.h"
+#include "tests/unit/elf_fixture.h"
 #include "tests/unit/hostile_mem.h"
 #define UNUSED __attribute__((unused))
 #define FIXTURE "tests/fixtures/go/hot-stripped"
@@ -505,21 +506,7 @@ static void synth(uint8_t *img, unsigned ver)
 	unsigned i, nw = ver == 116 ? 7 : 8;
 
 	memset(img, 0, SYN_LEN);
-	memcpy(eh->e_ident, ELFMAG, SELFMAG);
-	eh->e_ident[EI_CLASS] = ELFCLASS64;
-	eh->e_ident[EI_DATA] = ELFDATA2LSB;
-	eh->e_ident[EI_VERSION] = EV_CURRENT;
-	eh->e_type = ET_EXEC;
-	eh->e_machine = EM_X86_64;
-	eh->e_version = EV_CURRENT;
-	eh->e_phoff = sizeof(*eh);
-	eh->e_phentsize = sizeof(*ph);
-	eh->e_phnum = 2;
-	eh->e_ehsize = sizeof(*eh);
-	eh->e_shoff = SYN_SHDRS;
-	eh->e_shentsize = sizeof(*sh);
-	eh->e_shnum = 3;
-	eh->e_shstrndx = 2;
+	fx_elf64_exec(eh, 2, SYN_SHDRS, 3, 2);
 	ph[0] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R, .p_offset = 0,
 			      .p_vaddr = SYN_VBASE, .p_filesz = 0x3000, .p_memsz = 0x3000 };
 	ph[1] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R | PF_W, .p_offset = 0x3000,

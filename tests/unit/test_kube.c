@@ -189,8 +189,21 @@ static char *with_long(const char *tmpl, size_t n)
 	return out;
 }
 
+/* kube_parse_event() of @tmpl with its %s filled by @n bytes "a" (with_long) into @ev. */
+static int parse_long(const char *tmpl, size_t n, struct kube_event *ev)
+{
+	char *line = with_long(tmpl, n);
+	int ret = kube_parse_event(line, strlen(line), ev);
+
+	free(line);
+	return ret;
+}
+
 static void test_parse_event(void **state)
 {
+	static const char capture_tmpl[] =
+		"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\",\"resourceVersion\":"
+		"\"1\",\"annotations\":{\"profiling.slideops.io/capture\":\"%s\"}}}}";
 	static const struct {
 		const char *line;
 		int ret;
@@ -239,7 +252,6 @@ static void test_parse_event(void **state)
 		  -ENAMETOOLONG, 0, 0, 0, 0 },
 	};
 	struct kube_event *ev = malloc(sizeof(*ev));
-	char *line;
 	size_t i;
 
 	(void)state;
@@ -261,26 +273,17 @@ static void test_parse_event(void **state)
 	assert_int_equal(kube_parse_event(NULL, 0, ev), -EINVAL);
 
 	/* the capture annotation: kept up to the bound, flagged beyond it */
-	line = with_long("{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\",\"resourceVersion\":"
-			 "\"1\",\"annotations\":{\"profiling.slideops.io/capture\":\"%s\"}}}}",
-			 KUBE_ANNOTATION_MAX - 1);
-	assert_int_equal(kube_parse_event(line, strlen(line), ev), 0);
+	assert_int_equal(parse_long(capture_tmpl, KUBE_ANNOTATION_MAX - 1, ev), 0);
 	assert_true(ev->obj.has_capture && !ev->obj.capture_too_long);
 	assert_int_equal(strlen(ev->obj.capture), KUBE_ANNOTATION_MAX - 1);
-	free(line);
-	line = with_long("{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\",\"resourceVersion\":"
-			 "\"1\",\"annotations\":{\"profiling.slideops.io/capture\":\"%s\"}}}}",
-			 KUBE_ANNOTATION_MAX);
-	assert_int_equal(kube_parse_event(line, strlen(line), ev), 0);
+	assert_int_equal(parse_long(capture_tmpl, KUBE_ANNOTATION_MAX, ev), 0);
 	assert_true(ev->obj.has_capture && ev->obj.capture_too_long);
 	assert_string_equal(ev->obj.capture, "");
-	free(line);
 	/* a name longer than a DNS subdomain */
-	line = with_long("{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"%s\","
-			 "\"resourceVersion\":\"1\"}}}",
-			 KUBE_NAME_MAX);
-	assert_int_equal(kube_parse_event(line, strlen(line), ev), -ENAMETOOLONG);
-	free(line);
+	assert_int_equal(parse_long("{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"%s\","
+				    "\"resourceVersion\":\"1\"}}}",
+				    KUBE_NAME_MAX, ev),
+			 -ENAMETOOLONG);
 	/* an over-long ownerReference name or kind, or template-hash label: that field is
 	 * dropped (the pod is its own workload), the event is kept, so the watch goes on */
 	{
@@ -298,21 +301,18 @@ static void test_parse_event(void **state)
 
 		for (k = 0; k < ARRAY_SIZE(fmts); k++) {
 			print_message("long field %zu\n", k);
-			line = with_long(fmts[k], KUBE_NAME_MAX + 10);
-			assert_int_equal(kube_parse_event(line, strlen(line), ev), 0);
+			assert_int_equal(parse_long(fmts[k], KUBE_NAME_MAX + 10, ev), 0);
 			assert_string_equal(ev->obj.owner_kind, "");
 			assert_string_equal(ev->obj.owner_name, "");
 			assert_string_equal(ev->obj.template_hash, "");
 			assert_string_equal(ev->obj.workload, "p-1");
-			free(line);
 		}
 	}
 	/* oversized: refused before parsing */
-	line = with_long("{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"1\","
-			 "\"x\":\"%s\"}}}",
-			 KUBE_MAX_EVENT_BYTES);
-	assert_int_equal(kube_parse_event(line, strlen(line), ev), -EMSGSIZE);
-	free(line);
+	assert_int_equal(parse_long("{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":"
+				    "{\"resourceVersion\":\"1\",\"x\":\"%s\"}}}",
+				    KUBE_MAX_EVENT_BYTES, ev),
+			 -EMSGSIZE);
 	free(ev);
 }
 

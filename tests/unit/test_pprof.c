@@ -15,6 +15,7 @@
 #include "base/array.h"
 #include "profile/pprof.h"
 #include "profile/profile.h"
+#include "tests/unit/profile_fixture.h"
 #include "tests/unit/hostile_mem.h"
 
 /* ---- a tiny protobuf writer for hand-made messages ---- */
@@ -533,7 +534,7 @@ static struct profile *sample_profile(void)
 		{ "Unit nginx.service", "nginx", NULL, 880, 0, PROF_LANG_NATIVE },
 		{ NULL, NULL, NULL, 0, 0, PROF_LANG_NATIVE },
 	};
-	static const struct { uint32_t f[4]; size_t n; size_t l; int64_t v[2]; } samples[] = {
+	static const struct fx_sample samples[] = {
 		{ { 0, 1 }, 2, 0, { 5, 50 } },	{ { 3, 2 }, 2, 1, { 7, 70 } },
 		{ { 4, 5 }, 2, 2, { 1, 10 } },	{ { 6 }, 1, 3, { 2, -3 } },
 		{ { 0 }, 0, 3, { 1, 1 } },	{ { 7, 3, 6 }, 3, 0, { 9, 0 } },
@@ -541,17 +542,8 @@ static struct profile *sample_profile(void)
 	};
 	struct profile_opts o = { .period = 10101010, .time_nanos = 1700000000123456789LL,
 				  .duration_nanos = 30000000000LL };
-	struct profile *p;
-	size_t i;
 
-	assert_int_equal(profile__new(&o, &p), 0);
-	for (i = 0; i < ARRAY_SIZE(frames); i++)
-		assert_int_equal(profile__frame(p, &frames[i]), (int)i);
-	for (i = 0; i < ARRAY_SIZE(samples); i++)
-		assert_int_equal(profile__add(p, samples[i].f, samples[i].n, &labels[samples[i].l],
-					      samples[i].v),
-				 0);
-	return p;
+	return fx_profile(&o, frames, ARRAY_SIZE(frames), labels, samples, ARRAY_SIZE(samples));
 }
 
 static void assert_str_eq(const char *a, const char *b)

@@ -16,6 +16,7 @@
 #include "symbols/procmaps.h"
 
 #include "base/array.h"
+#include "tests/unit/fixtures.h"
 #define R PROCMAPS_READ
 #define W PROCMAPS_WRITE
 #define X PROCMAPS_EXEC
@@ -185,10 +186,7 @@ static int setup(void **state __attribute__((unused)))
 
 static int teardown(void **state __attribute__((unused)))
 {
-	char cmd[PATH_MAX + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return fx_rm_rf(tmpdir);
 }
 
 int main(void)

@@ -118,50 +118,47 @@ static void test_read(void **state)
 		{ 12, ADDR0, -EINVAL },
 		{ 12, UNMAPPED, -EFAULT },
 	};
+	static const uint16_t ucs2[2] = { 0x20ac, '1' }, sur = 0xd800;
+	static const uint32_t ucs4 = 0x1f40d;
+	static char longname[400];
+	/* the name str object a patch writes instead: kind, ascii, compact, length, data, bytes */
+	static const struct {
+		unsigned kind;
+		int ascii, compact;
+		uint64_t n;
+		const void *data;
+		size_t bytes;
+	} names[] = {
+		[LATIN1] = { 1, 0, 1, 4, "caf\xe9", 4 },
+		[UCS2] = { 2, 0, 1, 2, ucs2, 4 },
+		[UCS4] = { 4, 0, 1, 1, &ucs4, 4 },
+		[LEGACY] = { 1, 1, 0, 4, "abcd", 4 },
+		[LONG] = { 1, 1, 1, sizeof(longname), longname, sizeof(longname) },
+		[HUGE] = { 1, 1, 1, 1ull << 40, "x", 1 },
+		[SURROGATE] = { 2, 0, 1, 1, &sur, 2 },
+		[NUL] = { 1, 1, 1, 3, "a\0b", 3 },
+	};
 	static struct fake f;
 	size_t i;
 
 	(void)state;
+	memset(longname, 'a', sizeof(longname));
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		enum patch patch = cases[i].patch;
 		const struct py_offsets *o;
 		struct py_code_info ci;
 		uint64_t addr = CODE;
-		uint16_t ucs2[2] = { 0x20ac, '1' };
-		uint32_t ucs4 = 0x1f40d;
-		uint16_t sur = 0xd800;
-		char longname[400];
 
 		print_message("case %zu\n", i);
 		assert_int_equal(py_offsets_for_version(3, cases[i].minor, &o), 0);
 		put_code(&f, o);
-		memset(longname, 'a', sizeof(longname));
-		switch (cases[i].patch) {
+		if (patch < ARRAY_SIZE(names) && names[patch].kind)
+			put_str(&f, o, NAME, names[patch].kind, names[patch].ascii,
+				names[patch].compact, names[patch].n, names[patch].data,
+				names[patch].bytes);
+		switch (patch) {
 		case TYPE:
 			put64(&f, CODE + o->ob_type, CODE_TYPE + 8);
-			break;
-		case LATIN1:
-			put_str(&f, o, NAME, 1, 0, 1, 4, "caf\xe9", 4);
-			break;
-		case UCS2:
-			put_str(&f, o, NAME, 2, 0, 1, 2, ucs2, 4);
-			break;
-		case UCS4:
-			put_str(&f, o, NAME, 4, 0, 1, 1, &ucs4, 4);
-			break;
-		case LEGACY:
-			put_str(&f, o, NAME, 1, 1, 0, 4, "abcd", 4);
-			break;
-		case LONG:
-			put_str(&f, o, NAME, 1, 1, 1, 400, longname, 400);
-			break;
-		case HUGE:
-			put_str(&f, o, NAME, 1, 1, 1, 1ull << 40, "x", 1);
-			break;
-		case SURROGATE:
-			put_str(&f, o, NAME, 2, 0, 1, 1, &sur, 2);
-			break;
-		case NUL:
-			put_str(&f, o, NAME, 1, 1, 1, 3, "a\0b", 3);
 			break;
 		case BIGTABLE:
 			put64(&f, LINES + o->bytes_size, PY_CODE_TABLE_MAX + 1);

@@ -46,8 +46,18 @@ static void test_merge(void **state)
 		/* no Python frames (a thread outside Python): native unchanged */
 		{ "oho", "", 0, 3, "n0 n1 n2" },
 		{ "", "", 0, 0, "" },
+		/* off the CPU (wall, locks): blocked in a builtin (time.sleep) called from Python:
+		 * libc's clock_nanosleep and the builtin above the caller, whose run holds two
+		 * frames */
+		{ "ohhehoo", "pE", 0, 8, "n0 n1 n2 p0 p1 n4 n5 n6" },
+		/* waiting for the GIL on the way back from a C extension (hashlib): libc, the
+		 * interpreter's wait, the extension, then its caller */
+		{ "ohhoehoo", "pE", 0, 9, "n0 n1 n2 n3 p0 p1 n5 n6 n7" },
+		/* memory growth: the allocator under a builtin under a Python loop of 3.10 */
+		{ "oohehe", "EE", 0, 5, "n0 n1 n2 p0 p1" },
 		/* out of room */
 		{ "ooeo", "E", 2, -ENOSPC, NULL },
+		{ "ohhe", "pE", 3, -ENOSPC, NULL },
 	};
 	size_t i;
 

@@ -260,12 +260,25 @@ static void test_hostile_answer(void **state)
 	profile__free(p);
 }
 
+/* One row of a predicate's table: the input and whether the predicate holds. */
+struct pred_case {
+	const char *in;
+	bool want;
+};
+
+static void check_pred(bool (*pred)(const char *), const struct pred_case *cases, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		print_message("case %zu: %s\n", i, cases[i].in ? cases[i].in : "NULL");
+		assert_int_equal(pred(cases[i].in), cases[i].want);
+	}
+}
+
 static void test_system_dso(void **state)
 {
-	static const struct {
-		const char *path;
-		bool system;
-	} cases[] = {
+	static const struct pred_case cases[] = {
 		{ "/usr/lib/x86_64-linux-gnu/libc.so.6", true },
 		{ "/lib64/ld-linux-x86-64.so.2", true },
 		{ "/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30", true },
@@ -285,21 +298,14 @@ static void test_system_dso(void **state)
 		{ "", false },
 		{ NULL, false },
 	};
-	size_t i;
 
 	(void)state;
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		print_message("case %zu\n", i);
-		assert_int_equal(report_is_system_dso(cases[i].path), cases[i].system);
-	}
+	check_pred(report_is_system_dso, cases, ARRAY_SIZE(cases));
 }
 
 static void test_go_std(void **state)
 {
-	static const struct {
-		const char *function;
-		bool std;
-	} cases[] = {
+	static const struct pred_case cases[] = {
 		{ "runtime.mallocgc", true },
 		{ "runtime.gopark", true },
 		{ "sync.(*Mutex).Lock", true },
@@ -317,13 +323,101 @@ static void test_go_std(void **state)
 		{ "", false },
 		{ NULL, false },
 	};
-	size_t i;
 
 	(void)state;
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		print_message("case %zu: %s\n", i, cases[i].function ? cases[i].function : "NULL");
-		assert_int_equal(report_is_go_std(cases[i].function), cases[i].std);
-	}
+	check_pred(report_is_go_std, cases, ARRAY_SIZE(cases));
+}
+
+static void test_python_std(void **state)
+{
+	static const struct pred_case cases[] = {
+		{ "/usr/lib/python3.11/json/encoder.py", true },
+		{ "/usr/lib/python3.11/re/__init__.py", true },
+		{ "/root/.pyenv/versions/3.12.1/lib/python3.12/asyncio/base_events.py", true },
+		{ "/usr/lib64/python3.9/threading.py", true },
+		{ "/opt/py/lib/python3.13t/json/decoder.py", true },	/* free-threaded build */
+		{ "/usr/local/lib/python2.7/socket.py", true },
+		{ "lib/python3.11/json/encoder.py", true },		/* relative to the cwd */
+		{ "<frozen importlib._bootstrap>", true },
+		{ "<frozen runpy>", true },
+		/* third-party packages are the application's */
+		{ "/usr/lib/python3/dist-packages/requests/api.py", false },
+		{ "/usr/local/lib/python3.11/site-packages/flask/app.py", false },
+		{ "/app/venv/lib/python3.11/site-packages/django/core/handlers/base.py", false },
+		{ "/root/.pyenv/versions/3.12.1/lib/python3.12/site-packages/pip/main.py", false },
+		/* the application, also when its path looks a little like a prefix */
+		{ "/srv/app/handlers.py", false },
+		{ "/usr/lib/python3/foo.py", false },	/* no X.Y version: not one stdlib */
+		{ "/usr/lib/python3./foo.py", false },
+		{ "/usr/lib/python3.11.py", false },
+		{ "/home/u/mylib/python3.11/x.py", false },	/* not under lib/ or lib64/ */
+		{ "/usr/libpython3.11/x.py", false },
+		{ "/srv/python/lib/app.py", false },
+		{ "<generated>", false },	/* exec(compile(src, "<generated>", "exec")) */
+		{ "<string>", false },
+		{ "<frozen", false },
+		{ "<frozenset>", false },
+		{ "", false },
+		{ NULL, false },
+	};
+
+	(void)state;
+	check_pred(report_is_python_std, cases, ARRAY_SIZE(cases));
+}
+
+/* A Python program in json.dumps, re.match and importlib under handle_request: the answer and
+ * every top function name handle_request (as a C program's memcpy under build_report); a
+ * third-party package and exec'd code are the application's. */
+static void test_python_answer(void **state)
+{
+#define PYAPP "/srv/app/server.py"
+#define PYLIB "/usr/lib/python3.11/"
+	static const struct smp py[] = {
+		{ "Service web", "python3", 9, 50,
+		  { { "JSONEncoder.encode", PYLIB "json/encoder.py", PROF_LANG_PYTHON },
+		    { "dumps", PYLIB "json/__init__.py", PROF_LANG_PYTHON },
+		    { "handle_request", PYAPP, PROF_LANG_PYTHON },
+		    { "serve", PYAPP, PROF_LANG_PYTHON } } },
+		{ "Service web", "python3", 9, 20,
+		  { { "_compile", PYLIB "re/__init__.py", PROF_LANG_PYTHON },
+		    { "match", PYLIB "re/__init__.py", PROF_LANG_PYTHON },
+		    { "handle_request", PYAPP, PROF_LANG_PYTHON } } },
+		/* the interpreter's C frames above the stdlib frame, and a frozen module */
+		{ "Service web", "python3", 9, 5,
+		  { { "_PyEval_EvalFrameDefault", "/usr/bin/python3.11", PROF_LANG_NATIVE },
+		    { "_find_and_load", "<frozen importlib._bootstrap>", PROF_LANG_PYTHON },
+		    { "handle_request", PYAPP, PROF_LANG_PYTHON } } },
+		{ "Service web", "python3", 9, 15,
+		  { { "Session.send", "/usr/lib/python3/dist-packages/requests/sessions.py",
+		      PROF_LANG_PYTHON },
+		    { "handle_request", PYAPP, PROF_LANG_PYTHON } } },
+		{ "Service web", "python3", 9, 10,
+		  { { "hot", "<generated>", PROF_LANG_PYTHON },
+		    { "json_only", PYLIB "json/encoder.py", PROF_LANG_PYTHON } } },
+	};
+	struct profile *p = build(py, ARRAY_SIZE(py));
+	struct report *r;
+	char buf[512];
+
+	(void)state;
+	assert_int_equal(report__new(p, NULL, &r), 0);
+	assert_int_equal(r->ngroups, 1);
+	assert_string_equal(r->groups[0].top_function, "handle_request");
+	assert_int_equal(r->ntop, 3);
+	assert_string_equal(r->top[0].name, "handle_request");
+	assert_int_equal(r->top[0].value, 75);
+	assert_string_equal(r->top[1].name, "Session.send");
+	assert_int_equal(r->top[1].value, 15);
+	assert_string_equal(r->top[2].name, "hot");
+	assert_true(r->languages & (1u << PROF_LANG_PYTHON));
+	assert_int_equal(r->nstripped, 0);
+	report_answer(r, 10, "the CPU time", "on this server", buf, sizeof(buf));
+	assert_string_equal(buf, "Over 10 seconds, Service web used 100% of the CPU time on this "
+				 "server, most of it in handle_request.");
+	report__free(r);
+	profile__free(p);
+#undef PYLIB
+#undef PYAPP
 }
 
 int main(void)
@@ -336,6 +430,8 @@ int main(void)
 		cmocka_unit_test(test_hostile_answer),
 		cmocka_unit_test(test_system_dso),
 		cmocka_unit_test(test_go_std),
+		cmocka_unit_test(test_python_std),
+		cmocka_unit_test(test_python_answer),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);

@@ -18,6 +18,7 @@
 
 #include "base/array.h"
 #include "cgroups/resolver.h"
+#include "tests/unit/fixtures.h"
 
 #define FIXTURES "tests/fixtures/proc"
 #define POD_UID "6a4ce4a0-ba47-11ea-b2a7-0cc47ac5979e"
@@ -69,37 +70,10 @@ static void test_fixtures(void **state)
 	owner_resolver__free(r);
 }
 
-/* A fake /proc in a temporary directory. */
-struct fake_proc {
-	char root[64];
-};
-
-static void write_file(const char *root, int pid, const char *name, const char *text)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%d", root, pid);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/%d/%s", root, pid, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 /* A process in its own session (leader comm "daemon", no tty) in cgroup @cg. */
 static void add_proc(const struct fake_proc *fp, int pid, unsigned long long start, const char *cg)
 {
-	char stat[512];
-
-	snprintf(stat, sizeof(stat),
-		 "%d (daemon) S 1 %d %d 0 -1 4194560 10 0 0 0 1 1 0 0 20 0 1 0 %llu 1000 10 "
-		 "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
-		 pid, pid, pid, start);
-	write_file(fp->root, pid, "stat", stat);
-	write_file(fp->root, pid, "cgroup", cg);
-	write_file(fp->root, pid, "comm", "daemon\n");
+	fake_proc_add(fp->root, pid, "daemon", cg, NULL, 0, start);
 }
 
 static void del_proc(const struct fake_proc *fp, int pid)
@@ -114,33 +88,6 @@ static void del_proc(const struct fake_proc *fp, int pid)
 	}
 	snprintf(path, sizeof(path), "%s/%d", fp->root, pid);
 	assert_int_equal(rmdir(path), 0);
-}
-
-static int setup_fake(void **state)
-{
-	struct fake_proc *fp = calloc(1, sizeof(*fp));
-
-	if (!fp)
-		return -1;
-	snprintf(fp->root, sizeof(fp->root), "/tmp/test_resolver.XXXXXX");
-	if (!mkdtemp(fp->root)) {
-		free(fp);
-		return -1;
-	}
-	*state = fp;
-	return 0;
-}
-
-static int teardown_fake(void **state)
-{
-	struct fake_proc *fp = *state;
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fp->root);
-	if (system(cmd))
-		return -1;
-	free(fp);
-	return 0;
 }
 
 static struct owner resolve_ok(struct owner_resolver *r, int tgid)
@@ -179,7 +126,7 @@ static void test_pid_reuse(void **state)
 	assert_int_equal(owner_resolver__new(&opts, &r), 0);
 	assert_string_equal(resolve_ok(r, 700).name, "old.service");
 	/* same process (same start time): the cache answers, /proc is not read again */
-	write_file(fp->root, 700, "cgroup", "0::/system.slice/moved.service\n");
+	fake_proc_write(fp->root, 700, "cgroup", "0::/system.slice/moved.service\n");
 	assert_string_equal(resolve_ok(r, 700).name, "old.service");
 	/* the PID was reused: another start time is another process */
 	add_proc(fp, 700, 200, "0::/system.slice/new.service\n");
@@ -344,12 +291,12 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixtures),
-		cmocka_unit_test_setup_teardown(test_exited_keeps_owner, setup_fake, teardown_fake),
-		cmocka_unit_test_setup_teardown(test_pid_reuse, setup_fake, teardown_fake),
-		cmocka_unit_test_setup_teardown(test_name_fn, setup_fake, teardown_fake),
-		cmocka_unit_test_setup_teardown(test_eviction, setup_fake, teardown_fake),
-		cmocka_unit_test_setup_teardown(test_churn, setup_fake, teardown_fake),
-		cmocka_unit_test_setup_teardown(test_bad_cgroup_file, setup_fake, teardown_fake),
+		fake_proc_test(test_exited_keeps_owner),
+		fake_proc_test(test_pid_reuse),
+		fake_proc_test(test_name_fn),
+		fake_proc_test(test_eviction),
+		fake_proc_test(test_churn),
+		fake_proc_test(test_bad_cgroup_file),
 		cmocka_unit_test(test_new_free),
 	};
 

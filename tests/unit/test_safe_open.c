@@ -318,7 +318,8 @@ static void test_reason(void **state)
 		bool has;
 	} rows[] = {
 		{ -ENOTSUP, true }, { -EFBIG, true }, { -ESTALE, true }, { -ELOOP, true },
-		{ -ETIMEDOUT, true }, { -EAGAIN, true }, { -ENOENT, false }, { 0, false },
+		{ -ETIMEDOUT, true }, { -EAGAIN, true }, { -EREMOTE, true }, { -EXDEV, true },
+		{ -ENOENT, false }, { 0, false },
 	};
 	size_t i;
 
@@ -340,6 +341,157 @@ static void test_fileio_nonblock(void **state)
 	free(text);
 }
 
+/* File system types whose reads can block on a FUSE server or a network: refused. */
+static void test_fs_remote(void **state)
+{
+	static const struct {
+		const char *type;
+		bool remote;
+	} rows[] = {
+		{ "fuse", true },     { "fuse.sshfs", true }, { "fuseblk", true },
+		{ "fuse.gcsfuse", true }, { "nfs", true },   { "nfs4", true },
+		{ "cifs", true },     { "9p", true },         { "ceph", true },
+		{ "ext4", false },    { "xfs", false },       { "overlay", false },
+		{ "tmpfs", false },   { "virtiofs", false },  { "fusectl", false },
+		{ "", false },        { NULL, false },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(rows); i++) {
+		print_message("row %zu\n", i);
+		assert_int_equal(safe_open_fs_remote(rows[i].type), rows[i].remote);
+	}
+}
+
+/* proc(5) mountinfo lines: optional tags, escaped names, garbage skipped. */
+static void test_mount_type(void **state)
+{
+	static const char info[] =
+		"22 1 0:21 / / rw,relatime shared:1 - overlay overlay rw,lowerdir=/a:/b\n"
+		"23 22 0:22 / /proc rw,nosuid - proc proc rw\n"
+		"garbage without a separator\n"
+		"40 22 0:40 / /mnt/f rw,nosuid master:3 shared:4 - fuse.sshfs u@h:/ rw,user_id=0\n"
+		"41 22 0:41 / /with\\040space rw - tmpfs tmpfs rw\n"
+		"42 22 0:42 / /x rw -  \n"
+		"43 22 0:43 / /last rw - ext4 /dev/sda1 rw";
+	static const struct {
+		uint64_t id;
+		int ret;
+		const char *type;
+	} rows[] = {
+		{ 22, 0, "overlay" }, { 23, 0, "proc" },  { 40, 0, "fuse.sshfs" },
+		{ 41, 0, "tmpfs" },   { 43, 0, "ext4" },  { 42, -ENOENT, NULL },
+		{ 99, -ENOENT, NULL }, { 0, -ENOENT, NULL },
+	};
+	char type[64];
+	bool remote;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(rows); i++) {
+		print_message("row %zu\n", i);
+		assert_int_equal(safe_open_mount_type(info, rows[i].id, type, sizeof(type), &remote),
+				 rows[i].ret);
+		if (!rows[i].ret)
+			assert_string_equal(type, rows[i].type);
+		assert_true(remote);
+	}
+	assert_int_equal(safe_open_mount_type("22 1 0:21 / / rw - ext4 x rw\n", 22, type,
+					      sizeof(type), &remote), 0);
+	assert_false(remote);
+	assert_int_equal(safe_open_mount_type(info, 40, type, 4, NULL), -ERANGE);
+	assert_int_equal(safe_open_mount_type(NULL, 40, type, sizeof(type), NULL), -EINVAL);
+}
+
+/* Writes /proc/PID/mountinfo of fake process 777 under @proc: the mount @id is of @type. */
+static void fake_mounts(const char *proc, uint64_t id, const char *type)
+{
+	char dir[PATH_MAX], line[256];
+
+	snprintf(line, sizeof(line),
+		 "1 0 0:1 / / rw - overlay overlay rw\n"
+		 "%llu 1 0:2 / /data rw - %s src rw\n"
+		 "900 1 0:3 / /mnt/f rw - fuse.other src rw\n", (unsigned long long)id, type);
+	snprintf(dir, sizeof(dir), "%s/777", proc);
+	put(dir, "mountinfo", line);
+}
+
+/*
+ * A fake /proc/PID whose mountinfo says the file's real mount (a tmpfs: no block device) is
+ * FUSE or NFS: refused with -EREMOTE before the file is opened for reading; a local type
+ * passes; a mount the table does not list is refused too. The walk of a process with FUSE
+ * mounts (cached lookups, else the root's mount only) still finds a file on the root's mount.
+ * A file system on a block device (/tmp here) is never a FUSE or network one: not checked.
+ */
+static void test_remote_mount(void **state)
+{
+	static const struct {
+		const char *type;	/* of the file's mount; NULL: not listed */
+		int ret;
+	} rows[] = {
+		{ "fuse.hostile", -EREMOTE }, { "nfs4", -EREMOTE }, { NULL, -EREMOTE },
+		{ "tmpfs", 0 }, { "ext4", 0 },
+	};
+	struct tmp *t = *state;
+	char shm[] = "/dev/shm/test_safe_open.XXXXXX", proc[128], lib[128], path[PATH_MAX],
+	     root[PATH_MAX];
+	struct statx sx, tsx;
+	size_t i;
+	int fd;
+
+	assert_non_null(mkdtemp(shm));
+	snprintf(path, sizeof(path), "%s/root", shm);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(lib, sizeof(lib), "%s/root/lib", shm);
+	assert_int_equal(mkdir(lib, 0755), 0);
+	put(lib, "real.so", "real");
+	link_at(lib, "rel", "real.so");
+	assert_int_equal(statx(AT_FDCWD, lib, 0, STATX_MNT_ID, &sx), 0);
+	if (!(sx.stx_mask & STATX_MNT_ID) || sx.stx_dev_major)
+		fail_msg("/dev/shm is not a tmpfs with mount ids (Linux >= 5.8)");
+	snprintf(proc, sizeof(proc), "%s/proc", shm);
+	snprintf(path, sizeof(path), "%s/777", proc);
+	assert_int_equal(mkdir(proc, 0755), 0);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/777/root", proc);
+	snprintf(root, sizeof(root), "%s/root", shm);
+	assert_int_equal(symlink(root, path), 0);
+	for (i = 0; i < ARRAY_SIZE(rows); i++) {
+		print_message("row %zu\n", i);
+		fake_mounts(proc, rows[i].type ? sx.stx_mnt_id : 424242, rows[i].type ? : "ext4");
+		fd = safe_open_in_proc_root(proc, 777, "/lib/real.so", NULL);
+		if (rows[i].ret) {
+			assert_int_equal(fd, rows[i].ret);
+			continue;
+		}
+		assert_true(fd >= 0);
+		close(fd);
+		/* ".../PID/root" names the process: the same check through the root's path */
+		snprintf(path, sizeof(path), "%s/777/root", proc);
+		fd = safe_open_in_root_path(path, "/lib/rel", NULL);
+		assert_true(fd >= 0);
+		close(fd);
+	}
+	snprintf(path, sizeof(path), "%s/777", proc);
+	put(path, "mountinfo", "1 0 0:1 / / rw - fuse.hostile src rw\n");
+	snprintf(path, sizeof(path), "%s/777/root", proc);
+	assert_int_equal(safe_open_in_root_path(path, "/lib/real.so", NULL), -EREMOTE);
+	/* the block-device file system of /tmp, said to be FUSE: not asked, not refused */
+	assert_int_equal(statx(AT_FDCWD, t->root, 0, STATX_MNT_ID, &tsx), 0);
+	if (tsx.stx_dev_major) {
+		fake_mounts(proc, tsx.stx_mnt_id, "fuse.hostile");
+		unlink(path);
+		assert_int_equal(symlink(t->root, path), 0);
+		fd = safe_open_in_proc_root(proc, 777, "/lib/real.so", NULL);
+		assert_true(fd >= 0);
+		close(fd);
+	}
+	assert_non_null(safe_open_reason(-EREMOTE));
+	assert_non_null(safe_open_reason(-EXDEV));
+	assert_int_equal(rm_tree_at(AT_FDCWD, shm, 8), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +502,9 @@ int main(void)
 		cmocka_unit_test(test_read_bounds),
 		cmocka_unit_test(test_reason),
 		cmocka_unit_test(test_fileio_nonblock),
+		cmocka_unit_test(test_fs_remote),
+		cmocka_unit_test(test_mount_type),
+		cmocka_unit_test(test_remote_mount),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -24,6 +24,7 @@
 
 #include "base/fileio.h"
 #include "daemon/agent/store.h"
+#include "tests/unit/fixtures.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define HOUR_NS (3600LL * 1000000000LL)
@@ -43,13 +44,9 @@ static int64_t fake_clock(void *ctx)
 static void write_file(const char *dir, const char *name, const char *text)
 {
 	char path[256];
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	fx_write(path, text, strlen(text));
 }
 
 static void make_files(const char *dir, bool flamegraph)
@@ -60,14 +57,6 @@ static void make_files(const char *dir, bool flamegraph)
 	write_file(dir, "summary.json", "{\"version\": 1, \"answer\": \"hi\"}\n");
 	if (flamegraph)
 		write_file(dir, "flamegraph.html", "<html></html>\n");
-}
-
-static int rm_tree(const char *path)
-{
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
-	return system(cmd);
 }
 
 static int setup(void **state)
@@ -91,7 +80,7 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 
-	rm_tree(f->root);
+	fx_rm_rf(f->root);
 	free(f);
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -20,6 +21,7 @@
 #include "symbols/symbolizer.h"
 
 #include "base/array.h"
+#include "tests/unit/hostile_mem.h"
 #define UNUSED __attribute__((unused))
 #define FIXTURES "tests/fixtures/elf/"
 #define EXEC_BID "309f114d8c8dd873e055c070a510077dea250ebb"
@@ -426,6 +428,85 @@ static void test_go(void **state UNUSED)
 	symbolizer__free(s);
 }
 
+/* The note about files not read for names: counts, reasons, the cap, cut on a character. */
+static void test_refused_note(void **state UNUSED)
+{
+	static const struct sym_refused r[] = {
+		{ "/app/big.so", ".symtab claims 3 GiB, but the file has 20 KiB on disk", true },
+		{ "/app/\xd0\x96.so", "the file is 3 GiB, over the 2 GiB limit", true },
+		{ "/app/fifo.so", "is not a regular file", false },
+	};
+	static const struct {
+		size_t n, total, size;
+		const char *out;
+	} cases[] = {
+		{ 1, 1, 512, "1 file was not read for names (over the size limits): /app/big.so "
+			     "(.symtab claims 3 GiB, but the file has 20 KiB on disk); frames in it "
+			     "show as addresses where no other table names them." },
+		{ 2, 2, 512, "2 files were not read for names (over the size limits): /app/big.so "
+			     "(.symtab claims 3 GiB, but the file has 20 KiB on disk), /app/\xd0\x96.so "
+			     "(the file is 3 GiB, over the 2 GiB limit); frames in them show as "
+			     "addresses where no other table names them." },
+		{ 1, 12, 512, "12 files were not read for names (over the size limits): /app/big.so "
+			      "(.symtab claims 3 GiB, but the file has 20 KiB on disk), and 11 more; "
+			      "frames in them show as addresses where no other table names them." },
+		{ 3, 3, 512, "3 files were not read for names (over the size limits, or unsafe to "
+			     "open): /app/big.so (.symtab claims 3 GiB, but the file has 20 KiB on "
+			     "disk), /app/\xd0\x96.so (the file is 3 GiB, over the 2 GiB limit), "
+			     "/app/fifo.so (is not a regular file); frames in them show as addresses "
+			     "where no other table names them." },
+		{ 0, 0, 512, "" },
+		/* Cut inside the two-byte letter: it goes whole, "..." says the note was cut. */
+		{ 2, 2, 134, "2 files were not read for names (over the size limits): /app/big.so "
+			     "(.symtab claims 3 GiB, but the file has 20 KiB on disk), /app/..." },
+	};
+	char buf[512];
+	size_t i, n;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		n = symbolizer_refused_note(r, cases[i].n, cases[i].total, buf, cases[i].size);
+		assert_string_equal(buf, cases[i].out);
+		assert_int_equal(n, strlen(cases[i].out));
+		assert_true(n < cases[i].size);
+	}
+	assert_int_equal(symbolizer_refused_note(NULL, 0, 0, NULL, 0), 0);
+}
+
+/*
+ * A process that maps a sparse copy of a fixture claiming 1.5 GiB of symbols: the file is
+ * recorded once (two mappings, two snapshots), with the claim and its bytes on disk.
+ */
+static void test_refused(void **state UNUSED)
+{
+	static const struct hm_patch patch = { ".symtab", 0x4000, HM_SPARSE_SIZE - 0x4000 };
+	const struct sym_refused *r;
+	struct symbolizer *s;
+	size_t total;
+	void *a, *b;
+	int fd;
+
+	fd = hm_sparse_copy(FIXTURES "lib.so", &patch, 1, NULL, 0, 0, HM_SPARSE_SIZE);
+	assert_true(fd >= 0);
+	a = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	b = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	assert_true(a != MAP_FAILED && b != MAP_FAILED);
+	assert_int_equal(symbolizer__new(NULL, &s), 0);
+	assert_int_equal(symbolizer__refused(s, &r, &total), 0);
+	assert_int_equal(total, 0);
+	assert_int_equal(symbolizer__add_process(s, getpid()), 0);
+	assert_int_equal(symbolizer__add_process(s, getpid()), 0);
+	assert_int_equal(symbolizer__refused(s, &r, &total), 1);
+	assert_int_equal(total, 1);
+	assert_non_null(strstr(r[0].path, "/tmp/hostile_mem_"));
+	assert_true(r[0].size);
+	assert_non_null(strstr(r[0].reason, ".symtab claims 1.4 GiB, but the file has "));
+	munmap(a, 4096);
+	munmap(b, 4096);
+	close(fd);
+	symbolizer__free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -435,6 +516,8 @@ int main(void)
 		cmocka_unit_test(test_self),
 		cmocka_unit_test(test_exited),
 		cmocka_unit_test(test_go),
+		cmocka_unit_test(test_refused_note),
+		cmocka_unit_test(test_refused),
 	};
 
 	return cmocka_run_group_tests(tests, setup_fixture, teardown_fixture);

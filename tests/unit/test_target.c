@@ -23,15 +23,14 @@
 #include "daemon/config.h"
 #include "cgroups/rules.h"
 #include "daemon/capture/target.h"
+#include "tests/unit/fixtures.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define POD_UID "6a4ce4a0-ba47-11ea-b2a7-0cc47ac5979e"
 #define POD_UID_ "6a4ce4a0_ba47_11ea_b2a7_0cc47ac5979e"
 #define POD_SHORT "6a4ce4a0"
 #define POD_CID "17db96a24ae1e9dd57143e62b1cb0d2d35e693c65c774c7470e87b0572e07c1a"
 #define DOCKER_CID "9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0"
 #define DOCKER_SHORT "9f8e7d6c5b4a"
-#define PF_KTHREAD 0x00200000u
 #define MAXP 16
 
 static const char *const seen_sep = " seen on this server: ";
@@ -95,47 +94,11 @@ static void test_kind_name(void **state)
 
 /* --- a fake /proc ---------------------------------------------------------------------------- */
 
-struct fake_proc {
-	char root[64];
-};
-
-static void write_file(const char *root, int pid, const char *name, const char *text)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%d", root, pid);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/%d/%s", root, pid, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-/*
- * A process @pid named @comm leading its own session, no tty, child of PID 1 (or of kthreadd
- * with PF_KTHREAD when @kthread), in cgroup @cg (v2 line or a whole v1 file); @exe, when not
- * NULL, is what /proc/PID/exe points to (the file need not exist).
- */
+/* fake_proc_add (fixtures.h), started at 1000 + @pid. */
 static void add_proc(const char *root, int pid, const char *comm, const char *cg, const char *exe,
 		     int kthread)
 {
-	char text[512], path[256];
-
-	snprintf(text, sizeof(text),
-		 "%d (%s) S %d %d %d 0 -1 %u 10 0 0 0 1 1 0 0 20 0 1 0 %d 1000 10 "
-		 "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
-		 pid, comm, kthread ? 2 : 1, kthread ? 0 : pid, kthread ? 0 : pid,
-		 kthread ? PF_KTHREAD : 4194560u, 1000 + pid);
-	write_file(root, pid, "stat", text);
-	snprintf(text, sizeof(text), "%s\n", comm);
-	write_file(root, pid, "comm", text);
-	write_file(root, pid, "cgroup", cg);
-	if (exe) {
-		snprintf(path, sizeof(path), "%s/%d/exe", root, pid);
-		assert_int_equal(symlink(exe, path), 0);
-	}
+	fake_proc_add(root, pid, comm, cg, exe, kthread, 0);
 }
 
 /* The processes every target test sees. */
@@ -160,33 +123,6 @@ static void populate(const char *root)
 	add_proc(root, 400, "redis-server", "0::/system.slice/docker-" DOCKER_CID ".scope\n",
 		 "/usr/bin/redis-server", 0);
 	add_proc(root, 600, "ledger-job", "0::/\n", "/opt/ledger/bin/ledger-job", 0);
-}
-
-static int setup_fake(void **state)
-{
-	struct fake_proc *fp = calloc(1, sizeof(*fp));
-
-	if (!fp)
-		return -1;
-	snprintf(fp->root, sizeof(fp->root), "/tmp/test_target.XXXXXX");
-	if (!mkdtemp(fp->root)) {
-		free(fp);
-		return -1;
-	}
-	*state = fp;
-	return 0;
-}
-
-static int teardown_fake(void **state)
-{
-	struct fake_proc *fp = *state;
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fp->root);
-	if (system(cmd))
-		return -1;
-	free(fp);
-	return 0;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -569,13 +505,13 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_describe),
 		cmocka_unit_test(test_kind_name),
-		cmocka_unit_test_setup_teardown(test_resolve, setup_fake, teardown_fake),
-		cmocka_unit_test_setup_teardown(test_resolve_rules, setup_fake, teardown_fake),
-		cmocka_unit_test_setup_teardown(test_resolve_none, setup_fake, teardown_fake),
-		cmocka_unit_test_setup_teardown(test_resolve_namespace, setup_fake, teardown_fake),
-		cmocka_unit_test_setup_teardown(test_seen_list_suffix, setup_fake, teardown_fake),
-		cmocka_unit_test_setup_teardown(test_resolve_no_proc, setup_fake, teardown_fake),
-		cmocka_unit_test_setup_teardown(test_proc_stat, setup_fake, teardown_fake),
+		fake_proc_test(test_resolve),
+		fake_proc_test(test_resolve_rules),
+		fake_proc_test(test_resolve_none),
+		fake_proc_test(test_resolve_namespace),
+		fake_proc_test(test_seen_list_suffix),
+		fake_proc_test(test_resolve_no_proc),
+		fake_proc_test(test_proc_stat),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

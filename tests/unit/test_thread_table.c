@@ -9,6 +9,8 @@
 
 #include <cmocka.h>
 
+#include "bpf/python.h"
+#include "daemon/collectors/collector.h"
 #include "daemon/collectors/thread_table.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -120,6 +122,52 @@ static void test_best_stack(void **state)
 	thread_table__free(t);
 }
 
+/* The dominant stack keeps its Python frames; a later, larger stack without any drops them;
+ * more than PY_MAX_FRAMES are cut. Rows: offers in order, then what
+ * the entry holds. */
+static void test_python_frames(void **state)
+{
+	static struct sampler_py_frame py[PY_MAX_FRAMES + 2];
+	static const struct {
+		int64_t value[3];	/* offers of one thread; 0: none */
+		size_t npy[3];		/* their Python frames */
+		int64_t best;
+		size_t want_npy;
+	} cases[] = {
+		{ { 100 }, { 2 }, 100, 2 },
+		{ { 100, 50 }, { 2, 5 }, 100, 2 },		/* smaller: not kept */
+		{ { 100, 300 }, { 2, 0 }, 300, 0 },		/* larger, native only */
+		{ { 100, 300, 400 }, { 0, 3, 1 }, 400, 1 },
+		{ { 100 }, { PY_MAX_FRAMES + 2 }, 100, PY_MAX_FRAMES },
+	};
+	struct thread_table *t;
+	const struct thread_entry *e;
+	size_t i, k;
+
+	(void)state;
+	for (k = 0; k < ARRAY_SIZE(py); k++)
+		py[k].code = 0x1000 + k;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		assert_int_equal(thread_table__new(&t), 0);
+		for (k = 0; k < 3 && cases[i].value[k]; k++) {
+			struct thread_stack st = { .value = cases[i].value[k], .pyframes = py,
+						   .npyframes = cases[i].npy[k], .py_flags = 1 };
+
+			assert_int_equal(thread_table__offer(t, 1, 2, "w", &st), 0);
+		}
+		e = find(t, 2);
+		assert_non_null(e);
+		assert_int_equal(e->best_value, cases[i].best);
+		assert_int_equal(e->npyframes, cases[i].want_npy);
+		assert_int_equal(e->py_flags, cases[i].want_npy ? 1 : 0);
+		if (cases[i].want_npy)
+			assert_int_equal(e->pyframes[cases[i].want_npy - 1].code,
+					 0x1000 + cases[i].want_npy - 1);
+		thread_table__free(t);
+	}
+}
+
 static void test_bound(void **state)
 {
 	struct thread_table *t;
@@ -145,6 +193,7 @@ int main(void)
 		cmocka_unit_test(test_snapshots),
 		cmocka_unit_test(test_waits_bounded),
 		cmocka_unit_test(test_best_stack),
+		cmocka_unit_test(test_python_frames),
 		cmocka_unit_test(test_bound),
 	};
 
