@@ -30,7 +30,7 @@ BIN := $(OUTPUT)/slideops-profiler
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libyaml-dev \
 	libcurl4-openssl-dev libjansson-dev libcmocka-dev zlib1g-dev \
 	libmicrohttpd-dev pkg-config libclang-rt-14-dev golang-go util-linux iproute2 \
-	busybox-static python3 procps docker.io debootstrap
+	busybox-static python3 procps docker.io debootstrap clang-format
 
 ifeq ($(V),1)
 Q =
@@ -124,7 +124,7 @@ run: build
 	$(Q)$(BIN) capture --server --question cpu --duration 10 --out $(RUN_OUT)
 
 test: build
-	$(Q)$(MAKE) --no-print-directory check-layers unit integration
+	$(Q)$(MAKE) --no-print-directory check-layers format-check unit integration
 
 # The layer rule of docs/architecture.md: an include against it fails with the offending line.
 check-layers:
@@ -166,8 +166,10 @@ $(UNWIND_BENCH): bench/unwind_bench.c $(LIB_OBJS)
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)/opt/slideops/profiler/slideops-profiler
 
-# The C sources clang-format owns (.clang-format); bpf/vmlinux.h is generated.
-FORMAT_SRCS = $$(git ls-files '*.c' '*.h' | grep -v vmlinux.h)
+# The C sources clang-format owns (.clang-format); bpf/vmlinux.h is generated; tests/ keeps its
+# tables laid out by hand, a row a line (clang-format 14 puts each field of a broken row on a
+# line of its own, and its AlignArrayOfStructures crashes on this tree).
+FORMAT_SRCS = $$(git ls-files '*.c' '*.h' | grep -v -e vmlinux.h -e '^tests/')
 
 format:
 	clang-format -i $(FORMAT_SRCS)

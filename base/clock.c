@@ -75,8 +75,8 @@ int clock_rfc3339(char *buf, size_t size, int64_t t_ns, int frac_digits)
 	if (frac_digits != 3 && frac_digits != 6 && frac_digits != 9)
 		frac_digits = 0;
 	k = frac_digits ? snprintf(buf + n, size - n, ".%0*lldZ", frac_digits,
-				   (long long)(rem / div[frac_digits / 3]))
-			: snprintf(buf + n, size - n, "Z");
+				   (long long)(rem / div[frac_digits / 3])) :
+			  snprintf(buf + n, size - n, "Z");
 	if (k < 0 || (size_t)k >= size - n) {
 		buf[0] = '\0';
 		return -ENOSPC;

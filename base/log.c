@@ -107,11 +107,12 @@ static void vlog(enum log_level level, int err, const char *fmt, va_list ap)
 	if (m < 0)
 		msg[0] = '\0';
 	else if ((size_t)m >= sizeof(msg))
-		text_utf8_trim_partial(msg);	/* cut: at a character boundary */
+		text_utf8_trim_partial(msg); /* cut: at a character boundary */
 	/* room for the end: '"', the error and the newline */
 	n = (int)put_value(line, sizeof(line) - 64, msg);
 	if (err)
-		n += snprintf(line + n, sizeof(line) - n, "\" err=\"%s\"\n", strerror(err < 0 ? -err : err));
+		n += snprintf(line + n, sizeof(line) - n, "\" err=\"%s\"\n",
+			      strerror(err < 0 ? -err : err));
 	else
 		n += snprintf(line + n, sizeof(line) - n, "\"\n");
 	if (write(STDERR_FILENO, line, n) < 0)

@@ -25,11 +25,12 @@ enum log_level log_get_level(void);
 /* Parse "error", "warn", "info", "debug". Returns the level or -EINVAL. */
 int log_parse_level(const char *s);
 
-__attribute__((format(printf, 3, 4))) void log_msg(enum log_level level, int err, const char *fmt, ...);
+__attribute__((format(printf, 3, 4))) void log_msg(enum log_level level, int err, const char *fmt,
+						   ...);
 
 /* Returns -|err| after logging it (err may be given as positive or negative errno). */
 __attribute__((format(printf, 3, 4))) int log_errno(enum log_level level, int err, const char *fmt,
-						     ...);
+						    ...);
 
 #define pr_err(...) log_msg(LOG_ERROR, 0, __VA_ARGS__)
 #define pr_warn(...) log_msg(LOG_WARN, 0, __VA_ARGS__)

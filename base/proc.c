@@ -33,8 +33,7 @@ int proc_read(const char *proc_root, uint32_t pid, const char *name, size_t max,
 	return proc_gone(read_file_bounded(AT_FDCWD, path, max, out, len));
 }
 
-int proc_read_at(int dirfd, uint32_t pid, const char *name, size_t max, char **out,
-		 size_t *len)
+int proc_read_at(int dirfd, uint32_t pid, const char *name, size_t max, char **out, size_t *len)
 {
 	char path[256];
 	int n;
@@ -90,7 +89,7 @@ int proc_parse_stat(const char *buf, size_t len, struct proc_stat *out)
 	if (!p || p[1] != ' ' || !p[2] || p[2] == ' ' || p[3] != ' ')
 		return -EINVAL;
 	st.state = p[2];
-	p += 3;			/* at the space after the state */
+	p += 3; /* at the space after the state */
 	for (field = 4; field <= 22; field++) {
 		/* flags, fault counts, utime, stime and starttime are unsigned in proc(5) */
 		if ((field >= 9 && field <= 15) || field == 22) {
@@ -121,8 +120,8 @@ static int read_stat(int dirfd, const char *proc_root, uint32_t pid, struct proc
 	char *buf;
 	int err;
 
-	err = dirfd == AT_FDCWD ? proc_read(proc_root, pid, "stat", PROC_STAT_MAX, &buf, &len)
-				: proc_read_at(dirfd, pid, "stat", PROC_STAT_MAX, &buf, &len);
+	err = dirfd == AT_FDCWD ? proc_read(proc_root, pid, "stat", PROC_STAT_MAX, &buf, &len) :
+				  proc_read_at(dirfd, pid, "stat", PROC_STAT_MAX, &buf, &len);
 	if (err)
 		return err;
 	err = proc_parse_stat(buf, len, st);

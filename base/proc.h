@@ -12,12 +12,12 @@
 
 /* The fields of /proc/PID/stat that the profiler uses (proc(5) field numbers). */
 struct proc_stat {
-	char state;			/* 3: R, S, D, Z, X, ... */
-	long long ppid;			/* 4 */
-	long long session;		/* 6 */
-	long long tty_nr;		/* 7 */
-	unsigned long long flags;	/* 9: PF_* (PF_KTHREAD 0x00200000) */
-	unsigned long long starttime;	/* 22: clock ticks after boot */
+	char state;		      /* 3: R, S, D, Z, X, ... */
+	long long ppid;		      /* 4 */
+	long long session;	      /* 6 */
+	long long tty_nr;	      /* 7 */
+	unsigned long long flags;     /* 9: PF_* (PF_KTHREAD 0x00200000) */
+	unsigned long long starttime; /* 22: clock ticks after boot */
 };
 
 /* Largest /proc/PID/stat read (the line is about 300 bytes; comm is at most 64). */
@@ -36,8 +36,7 @@ int proc_path(char *buf, size_t size, const char *proc_root, uint32_t pid, const
  */
 int proc_read(const char *proc_root, uint32_t pid, const char *name, size_t max, char **out,
 	      size_t *len);
-int proc_read_at(int dirfd, uint32_t pid, const char *name, size_t max, char **out,
-		 size_t *len);
+int proc_read_at(int dirfd, uint32_t pid, const char *name, size_t max, char **out, size_t *len);
 
 /*
  * Parses the text of a /proc/PID/stat file (@len bytes, then a NUL; comm may hold spaces and

@@ -31,8 +31,8 @@
  * of a hard NFS mount wants. virtiofs is served by the host (virtiofsd), not the guest.
  */
 static const char *const remote_types[] = {
-	"fuse", "fuseblk", "nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "ceph", "afs",
-	"glusterfs", "lustre", "gfs2", "ocfs2", "ncpfs", "coda",
+	"fuse", "fuseblk", "nfs",	"nfs4",	  "cifs", "smb3",  "smbfs", "9p",
+	"ceph", "afs",	   "glusterfs", "lustre", "gfs2", "ocfs2", "ncpfs", "coda",
 };
 
 bool safe_open_fs_remote(const char *type)
@@ -53,8 +53,7 @@ bool safe_open_fs_remote(const char *type)
  * The file system type of one mountinfo line (proc(5): "ID PARENT MAJ:MIN ROOT POINT OPTS
  * [TAGS...] - TYPE SOURCE SUPEROPTS"), its mount id in @id. Returns 0, -EINVAL.
  */
-static int mountinfo_line(const char *line, const char *end, uint64_t *id, char *type,
-			  size_t size)
+static int mountinfo_line(const char *line, const char *end, uint64_t *id, char *type, size_t size)
 {
 	const char *p, *t;
 	char *e;
@@ -215,8 +214,7 @@ static int stat_cached(int pfd, struct stat *sb)
  * reopens its inode for reading through the kernel's own link to it, which names the open
  * file, not a path. Returns an fd or -errno.
  */
-static int check_and_reopen(int pfd, int procfd, const char *mounts,
-			    const struct safe_open_opts *o)
+static int check_and_reopen(int pfd, int procfd, const char *mounts, const struct safe_open_opts *o)
 {
 	struct stat sb = { 0 }, sb2;
 	char self[64];
@@ -397,8 +395,8 @@ int safe_read_fd(int fd, size_t max, int timeout_ms, char **out, size_t *out_len
 	return read_fd_bounded_until(fd, max, deadline, out, out_len);
 }
 
-int safe_read_in_root(const char *root, const char *path, size_t max, int timeout_ms,
-		      char **out, size_t *out_len)
+int safe_read_in_root(const char *root, const char *path, size_t max, int timeout_ms, char **out,
+		      size_t *out_len)
 {
 	const struct safe_open_opts o = { .max_size = max };
 	int fd, err;

@@ -38,7 +38,7 @@
 
 /* All zero: any size, any inode. */
 struct safe_open_opts {
-	uint64_t max_size;	/* nonzero: -EFBIG when st_size is larger */
+	uint64_t max_size; /* nonzero: -EFBIG when st_size is larger */
 	/*
 	 * Nonzero: -ESTALE unless the low 32 bits of st_ino are these (the inode /proc/PID/maps
 	 * names; overlayfs with xino sets high bits in st_ino, so only the low ones compare).
@@ -104,8 +104,8 @@ int safe_read_fd(int fd, size_t max, int timeout_ms, char **out, size_t *out_len
  * safe_open_in_root_path() + safe_read_fd() of a small text file (a JDK `release`), with
  * @max as the size cap of both. Returns 0 or -errno as those two.
  */
-int safe_read_in_root(const char *root, const char *path, size_t max, int timeout_ms,
-		      char **out, size_t *out_len);
+int safe_read_in_root(const char *root, const char *path, size_t max, int timeout_ms, char **out,
+		      size_t *out_len);
 
 /* Whether file system type @type (mountinfo's: "fuse.sshfs", "nfs4") is refused. */
 bool safe_open_fs_remote(const char *type);

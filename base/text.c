@@ -22,7 +22,10 @@ static size_t utf8_char_len(const unsigned char *p, size_t avail)
 	c = p[0];
 	if (c < 0x80)
 		return 1;
-	n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+	n = c >= 0xc2 && c <= 0xdf ? 2 :
+	    c >= 0xe0 && c <= 0xef ? 3 :
+	    c >= 0xf0 && c <= 0xf4 ? 4 :
+				     0;
 	if (!n || n > avail)
 		return 0;
 	for (k = 1; k < n; k++)
@@ -103,7 +106,7 @@ static size_t copy_clean(char *dst, size_t size, const char *src, size_t len, bo
 		if (o + (n ? n : 1) >= size)
 			break;
 		if (n)
-			memmove(dst + o, p + i, n);	/* @dst may be @src */
+			memmove(dst + o, p + i, n); /* @dst may be @src */
 		else
 			dst[o] = '?';
 		o += n ? n : 1;
@@ -129,7 +132,10 @@ static bool is_cut_char(const unsigned char *p, size_t k)
 	unsigned char c = p[0];
 	size_t n, i;
 
-	n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+	n = c >= 0xc2 && c <= 0xdf ? 2 :
+	    c >= 0xe0 && c <= 0xef ? 3 :
+	    c >= 0xf0 && c <= 0xf4 ? 4 :
+				     0;
 	if (k >= n)
 		return false;
 	for (i = 1; i < k; i++)
@@ -166,9 +172,9 @@ size_t text_utf8_truncate(char *s, size_t max)
 	cut = max;
 	for (k = 0; k < 3 && cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80; k++)
 		cut--;
-	if (((unsigned char)s[cut] & 0xc0) != 0xc0 || cut + utf8_char_len((unsigned char *)s + cut,
-								     strnlen(s + cut, 4)) <= max)
-		cut = max;	/* not one character cut at @max: bytes, cut anywhere */
+	if (((unsigned char)s[cut] & 0xc0) != 0xc0 ||
+	    cut + utf8_char_len((unsigned char *)s + cut, strnlen(s + cut, 4)) <= max)
+		cut = max; /* not one character cut at @max: bytes, cut anywhere */
 	s[cut] = '\0';
 	return cut;
 }

@@ -17,7 +17,7 @@
 #include <time.h>
 
 #define BUF_WORDS 1024
-#define BATCH 16384		/* iterations between clock reads: about 20-40 us */
+#define BATCH 16384 /* iterations between clock reads: about 20-40 us */
 
 static volatile uint64_t buf[BUF_WORDS];
 volatile uint64_t burn_sink;
@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 		iters += BATCH;
 	} while ((t1 = now_s(CLOCK_MONOTONIC)) < end);
 	burn_sink = h;
-	printf("burn iters=%llu wall=%.3f cpu=%.3f rate=%.0f\n", (unsigned long long)iters,
-	       t1 - t0, now_s(CLOCK_PROCESS_CPUTIME_ID) - c0, (double)iters / (t1 - t0));
+	printf("burn iters=%llu wall=%.3f cpu=%.3f rate=%.0f\n", (unsigned long long)iters, t1 - t0,
+	       now_s(CLOCK_PROCESS_CPUTIME_ID) - c0, (double)iters / (t1 - t0));
 	return 0;
 }

@@ -81,8 +81,11 @@ static int tables(void)
 {
 	static const struct unwinder_ops ops = { bench_write_rows, bench_set, bench_del };
 	uint8_t *buf = NULL;
-	struct unwinder_opts o = { .rows = UW_MAX_ROWS, .max_table_rows = UW_MAX_ROWS,
-				   .max_procs = 65536, .ops = &ops, .ops_ctx = &buf };
+	struct unwinder_opts o = { .rows = UW_MAX_ROWS,
+				   .max_table_rows = UW_MAX_ROWS,
+				   .max_procs = 65536,
+				   .ops = &ops,
+				   .ops_ctx = &buf };
 	struct unwinder_maps maps = { -1, -1, -1, -1 };
 	struct unwinder_stats st;
 	struct unwinder *uw;
@@ -109,7 +112,7 @@ static int tables(void)
 			continue;
 		}
 		if (!n) {
-			kthreads++;	/* no executable file mapping: a kernel thread */
+			kthreads++; /* no executable file mapping: a kernel thread */
 			continue;
 		}
 		procs++;
@@ -188,21 +191,27 @@ static int walk_one(int secs, int wall, int fp)
 	printf("| %s | %s | %llu | %.0f | %llu | %.0f | %.3f | %.3f | %.3f |",
 	       fp ? "frame pointers (bpf_get_stackid)" : "DWARF unwinder", wall ? "wall" : "cpu",
 	       ps[0].runs, ps[0].runs ? (double)ps[0].ns / ps[0].runs : 0, ps[1].runs,
-	       ps[1].runs ? (double)ps[1].ns / ps[1].runs : 0, (ps[0].ns + ps[1].ns) / 1e9,
-	       c1 - c0, cpu_s() - c1);
+	       ps[1].runs ? (double)ps[1].ns / ps[1].runs : 0, (ps[0].ns + ps[1].ns) / 1e9, c1 - c0,
+	       cpu_s() - c1);
 	if (fp)
 		printf(" - | - | - |\n");
 	else
 		printf(" %.1f | %.1f%% | %.1f MiB |\n",
-		       us.bpf[UW_STAT_WALKS] ? (double)us.bpf[UW_STAT_FRAMES] / us.bpf[UW_STAT_WALKS] : 0,
-		       us.bpf[UW_STAT_WALKS] ? 100.0 * us.bpf[UW_STAT_COMPLETE] / us.bpf[UW_STAT_WALKS] : 0,
+		       us.bpf[UW_STAT_WALKS] ?
+			       (double)us.bpf[UW_STAT_FRAMES] / us.bpf[UW_STAT_WALKS] :
+			       0,
+		       us.bpf[UW_STAT_WALKS] ?
+			       100.0 * us.bpf[UW_STAT_COMPLETE] / us.bpf[UW_STAT_WALKS] :
+			       0,
 		       us.rows_bytes / 1048576.0);
 	if (!fp) {
 		char text[400];
 
 		unwinder_incomplete_text(&us, text, sizeof(text));
-		fprintf(stderr, "unwinder (%s): %s; tables %llu, built %llu, shared %llu, failed %llu, "
-			"build CPU %.3f s\n", wall ? "wall" : "cpu", text[0] ? text : "all complete",
+		fprintf(stderr,
+			"unwinder (%s): %s; tables %llu, built %llu, shared %llu, failed %llu, "
+			"build CPU %.3f s\n",
+			wall ? "wall" : "cpu", text[0] ? text : "all complete",
 			(unsigned long long)us.tables, (unsigned long long)us.tables_built,
 			(unsigned long long)us.tables_shared, (unsigned long long)us.tables_failed,
 			us.build_ns / 1e9);

@@ -145,8 +145,8 @@ static __always_inline void *count_slot_of(void *counts, const void *key, void *
  * NULL when the map is full (@drop_stat is counted) or the entry vanished. @key points to a
  * key with tgid and cgroup_id fields, @zero to a zeroed value with a comm array.
  */
-#define count_slot(counts, key, zero, drop_stat)                                             \
-	count_slot_of(counts, key, zero, (zero)->comm, sizeof((zero)->comm), drop_stat,      \
+#define count_slot(counts, key, zero, drop_stat)                                        \
+	count_slot_of(counts, key, zero, (zero)->comm, sizeof((zero)->comm), drop_stat, \
 		      (key)->tgid, (key)->cgroup_id)
 
 #endif /* COLLECTOR_STAT_MAX */

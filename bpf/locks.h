@@ -26,20 +26,20 @@
 #define LOCKS_COMM_LEN 16
 
 /* Kinds of wait (locks_key.kind). */
-#define LOCKS_KIND_WAIT 0		/* FUTEX_WAIT: glibc's lll_lock_wait (mutexes) and more */
-#define LOCKS_KIND_WAIT_BITSET 1	/* FUTEX_WAIT_BITSET: condvars, rwlocks, semaphores */
-#define LOCKS_KIND_LOCK_PI 2		/* FUTEX_LOCK_PI, FUTEX_LOCK_PI2: PI mutexes */
-#define LOCKS_KIND_WAIT_REQUEUE_PI 3	/* FUTEX_WAIT_REQUEUE_PI: condvar wait on a PI mutex */
-#define LOCKS_KIND_WAITV 4		/* futex_waitv(2) (Wine/Proton, some runtimes) */
+#define LOCKS_KIND_WAIT 0	     /* FUTEX_WAIT: glibc's lll_lock_wait (mutexes) and more */
+#define LOCKS_KIND_WAIT_BITSET 1     /* FUTEX_WAIT_BITSET: condvars, rwlocks, semaphores */
+#define LOCKS_KIND_LOCK_PI 2	     /* FUTEX_LOCK_PI, FUTEX_LOCK_PI2: PI mutexes */
+#define LOCKS_KIND_WAIT_REQUEUE_PI 3 /* FUTEX_WAIT_REQUEUE_PI: condvar wait on a PI mutex */
+#define LOCKS_KIND_WAITV 4	     /* futex_waitv(2) (Wine/Proton, some runtimes) */
 #define LOCKS_KIND_MAX 5
 
 /* Per-CPU statistics, indexes into the `stats` array map. */
-#define LOCKS_STAT_WAITS 0		/* waits that slept and were counted */
-#define LOCKS_STAT_NO_SLEEP 1		/* waits that returned -EAGAIN at once: not counted */
-#define LOCKS_STAT_FILTERED 2		/* waits of processes outside the target */
-#define LOCKS_STAT_DROP_COUNTS 3	/* count map full: wait lost */
-#define LOCKS_STAT_DROP_STACKS 4	/* stack map full (-EEXIST/-ENOMEM): stack lost, wait kept */
-#define LOCKS_STAT_DROP_STARTS 5	/* per-thread start not stored (storage full): wait lost */
+#define LOCKS_STAT_WAITS 0	 /* waits that slept and were counted */
+#define LOCKS_STAT_NO_SLEEP 1	 /* waits that returned -EAGAIN at once: not counted */
+#define LOCKS_STAT_FILTERED 2	 /* waits of processes outside the target */
+#define LOCKS_STAT_DROP_COUNTS 3 /* count map full: wait lost */
+#define LOCKS_STAT_DROP_STACKS 4 /* stack map full (-EEXIST/-ENOMEM): stack lost, wait kept */
+#define LOCKS_STAT_DROP_STARTS 5 /* per-thread start not stored (storage full): wait lost */
 #define LOCKS_STAT_MAX 6
 
 /* futex(2) op bits (include/uapi/linux/futex.h), repeated here because vmlinux.h carries no
@@ -76,21 +76,21 @@ static inline __s32 locks_futex_kind(__u32 op)
 struct locks_key {
 	__u32 tgid;
 	__u32 tid;
-	__u64 cgroup_id;	/* cgroup v2 id of the task */
-	__s32 user_stack_id;	/* < 0: no user stack (lost, or -EFAULT) */
-	__u32 kind;		/* LOCKS_KIND_* */
-	__u64 py_stack;		/* python_stacks key (bpf/python.h); 0: no Python stack */
+	__u64 cgroup_id;     /* cgroup v2 id of the task */
+	__s32 user_stack_id; /* < 0: no user stack (lost, or -EFAULT) */
+	__u32 kind;	     /* LOCKS_KIND_* */
+	__u64 py_stack;	     /* python_stacks key (bpf/python.h); 0: no Python stack */
 };
 
 struct locks_value {
-	__u64 wait_ns;		/* total time asleep in the waits */
-	__u64 count;		/* number of waits */
-	char comm[LOCKS_COMM_LEN];	/* thread name */
+	__u64 wait_ns;		   /* total time asleep in the waits */
+	__u64 count;		   /* number of waits */
+	char comm[LOCKS_COMM_LEN]; /* thread name */
 };
 
 /* A wait in progress, per thread: written at sys_enter, consumed at sys_exit. */
 struct locks_start {
-	__u64 start_ns;		/* bpf_ktime_get_ns() at sys_enter */
+	__u64 start_ns; /* bpf_ktime_get_ns() at sys_enter */
 	__s32 user_stack_id;
 	__u32 kind;
 	__u64 py_stack;

@@ -39,7 +39,7 @@
 
 /* exceptions/page_fault_{user,kernel}/format */
 struct mg_tp_fault {
-	__u64 common;	/* common_type, common_flags, common_preempt_count, common_pid */
+	__u64 common; /* common_type, common_flags, common_preempt_count, common_pid */
 	__u64 address;
 	__u64 ip;
 	__u64 error_code;
@@ -62,8 +62,8 @@ struct mg_tp_sys_exit {
 };
 
 /* Load-time knobs (rodata). */
-const volatile bool kernel_stacks = false;	/* kernel stack of faults taken in kernel mode */
-const volatile __u64 page_size = 4096;		/* set from sysconf(_SC_PAGESIZE) */
+const volatile bool kernel_stacks = false; /* kernel stack of faults taken in kernel mode */
+const volatile __u64 page_size = 4096;	   /* set from sysconf(_SC_PAGESIZE) */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);

@@ -21,7 +21,7 @@
 #include "python.bpf.h"
 
 /* Load-time knobs (rodata). */
-const volatile bool filter_cgroups = false;	/* sample only cgroup ids in `target_cgroups` */
+const volatile bool filter_cgroups = false; /* sample only cgroup ids in `target_cgroups` */
 const volatile bool user_only = false;
 /* The profiler's own process: left out, as its work is the cost of measuring, not the answer. */
 const volatile __u32 self_tgid = 0;
@@ -80,8 +80,8 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 
-	key.user_stack_id = fp_user_stacks ? bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK)
-					   : uw_user_stack_perf(ctx);
+	key.user_stack_id = fp_user_stacks ? bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK) :
+					     uw_user_stack_perf(ctx);
 	if (user_only)
 		key.kern_stack_id = -1;
 	else
@@ -153,8 +153,8 @@ static __always_inline void switch_out(void *ctx, struct sampler_off_start *st, 
 	st->tid = tid;
 	st->cgroup_id = bpf_get_current_cgroup_id();
 	/* prev is current here: its user registers are those it entered the kernel with */
-	st->user_stack_id = fp_user_stacks ? bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK)
-					   : uw_user_stack_task();
+	st->user_stack_id = fp_user_stacks ? bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK) :
+					     uw_user_stack_task();
 	st->kern_stack_id = bpf_get_stackid(ctx, &stacks, 0);
 	if (stack_lost(st->user_stack_id) || stack_lost(st->kern_stack_id))
 		stat_inc(SAMPLER_STAT_DROP_STACKS);

@@ -23,31 +23,31 @@
 #define SAMPLER_COMM_LEN 16
 
 /* Per-CPU statistics, indexes into the `stats` array map. */
-#define SAMPLER_STAT_SAMPLES 0	/* every sample taken, idle included */
-#define SAMPLER_STAT_IDLE 1	/* samples of the idle task */
-#define SAMPLER_STAT_DROP_COUNTS 2	/* count map full: sample lost */
-#define SAMPLER_STAT_DROP_STACKS 3	/* stack map full (-EEXIST/-ENOMEM): stack lost, sample kept */
-#define SAMPLER_STAT_FILTERED 4	/* samples outside the target */
+#define SAMPLER_STAT_SAMPLES 0	   /* every sample taken, idle included */
+#define SAMPLER_STAT_IDLE 1	   /* samples of the idle task */
+#define SAMPLER_STAT_DROP_COUNTS 2 /* count map full: sample lost */
+#define SAMPLER_STAT_DROP_STACKS 3 /* stack map full (-EEXIST/-ENOMEM): stack lost, sample kept */
+#define SAMPLER_STAT_FILTERED 4	   /* samples outside the target */
 #define SAMPLER_STAT_MAX 6
 
 struct sampler_key {
 	__u32 tgid;
 	__u32 tid;
-	__u64 cgroup_id;	/* cgroup v2 id of the task */
-	__s32 user_stack_id;	/* < 0: no user stack (kernel thread, or lost) */
+	__u64 cgroup_id;     /* cgroup v2 id of the task */
+	__s32 user_stack_id; /* < 0: no user stack (kernel thread, or lost) */
 	__s32 kern_stack_id;
-	__u64 py_stack;		/* python_stacks key (bpf/python.h); 0: no Python stack */
+	__u64 py_stack; /* python_stacks key (bpf/python.h); 0: no Python stack */
 };
 
 struct sampler_value {
 	__u64 count;
-	char comm[SAMPLER_COMM_LEN];	/* thread name */
+	char comm[SAMPLER_COMM_LEN]; /* thread name */
 };
 
 /* Off-CPU intervals (the `wall` and `threads` questions): from a thread's switch-out to its next
  * switch-in, keyed like the samples plus how it left the CPU. */
-#define SAMPLER_OFF_RUNNABLE 1	/* preempted: still runnable, waiting for a CPU */
-#define SAMPLER_OFF_BLOCKED 2	/* went to sleep (a syscall, a page fault, ...) */
+#define SAMPLER_OFF_RUNNABLE 1 /* preempted: still runnable, waiting for a CPU */
+#define SAMPLER_OFF_BLOCKED 2  /* went to sleep (a syscall, a page fault, ...) */
 #define SAMPLER_DEFAULT_OFF_ENTRIES 40960
 
 struct sampler_off_key {
@@ -55,15 +55,15 @@ struct sampler_off_key {
 	__u32 tid;
 	__u64 cgroup_id;
 	__s32 user_stack_id;
-	__s32 kern_stack_id;	/* where it slept in the kernel: names the syscall */
-	__u32 state;		/* SAMPLER_OFF_* */
+	__s32 kern_stack_id; /* where it slept in the kernel: names the syscall */
+	__u32 state;	     /* SAMPLER_OFF_* */
 	__u32 pad;
-	__u64 py_stack;		/* python_stacks key at the switch-out (bpf/python.h); 0: none */
+	__u64 py_stack; /* python_stacks key at the switch-out (bpf/python.h); 0: none */
 };
 
 struct sampler_off_value {
-	__u64 ns;		/* time off-CPU */
-	__u64 count;		/* number of intervals */
+	__u64 ns;    /* time off-CPU */
+	__u64 count; /* number of intervals */
 	char comm[SAMPLER_COMM_LEN];
 };
 
@@ -81,7 +81,7 @@ struct sampler_off_start {
 	char comm[SAMPLER_COMM_LEN];
 };
 
-#define SAMPLER_STAT_DROP_OFF 5	/* off-CPU map full: interval lost */
+#define SAMPLER_STAT_DROP_OFF 5 /* off-CPU map full: interval lost */
 
 /* Ring buffer event: a tgid seen for the first time, so user space can snapshot it while it
  * lives (its maps, its owner). */

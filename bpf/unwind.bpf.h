@@ -47,7 +47,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u32);	/* tgid */
+	__type(key, __u32); /* tgid */
 	__type(value, struct uw_proc);
 	__uint(max_entries, UW_DEFAULT_PROCS);
 } uw_procs SEC(".maps");
@@ -77,11 +77,11 @@ struct uw_state {
 	__u64 hash;
 	__u32 tgid;
 	__u32 depth;
-	__u32 outcome;		/* UW_STAT_* */
-	__u32 fp_cause;		/* first UW_STAT_NO_* that forced a frame-pointer step */
-	__u32 adjust;		/* 1: ip is a return address (look up ip - 1) */
+	__u32 outcome;	/* UW_STAT_* */
+	__u32 fp_cause; /* first UW_STAT_NO_* that forced a frame-pointer step */
+	__u32 adjust;	/* 1: ip is a return address (look up ip - 1) */
 	__u32 fp_used;
-	__u64 sig[7];		/* sigcontext rbp .. rip */
+	__u64 sig[7]; /* sigcontext rbp .. rip */
 	struct uw_regs regs;
 	struct uw_stack stack;
 };
@@ -327,7 +327,7 @@ static __always_inline __s32 uw_walk(struct uw_state *s, __u64 ip, __u64 sp, __u
 	s->bp = bp;
 	s->hash = 0xcbf29ce484222325ull;
 	s->depth = 0;
-	s->outcome = UW_STAT_DEPTH;	/* unless the loop ends earlier */
+	s->outcome = UW_STAT_DEPTH; /* unless the loop ends earlier */
 	s->fp_cause = 0;
 	s->adjust = 0;
 	s->fp_used = 0;

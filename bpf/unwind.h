@@ -26,11 +26,11 @@
 #define UW_MAX_DEPTH 127
 /* Executable file mappings kept per process (more: the rest unwind by frame pointers). */
 #define UW_MAX_MAPPINGS 128
-#define UW_MAPPING_SEARCH_STEPS 8	/* > log2(UW_MAX_MAPPINGS) */
+#define UW_MAPPING_SEARCH_STEPS 8 /* > log2(UW_MAX_MAPPINGS) */
 /* Rows map size: 1 Mi rows = 16 MiB (libc 28 k rows, libjvm 191 k, node 372 k). */
 #define UW_DEFAULT_ROWS (1u << 20)
 #define UW_MAX_ROWS (8u << 20)
-#define UW_ROW_SEARCH_STEPS 24		/* > log2(UW_MAX_ROWS) */
+#define UW_ROW_SEARCH_STEPS 24 /* > log2(UW_MAX_ROWS) */
 /* Processes with a mapping list (hash, allocated on use: 5 KiB each). */
 #define UW_DEFAULT_PROCS 4096
 
@@ -40,63 +40,65 @@ struct uw_row {
 	__u32 pc;
 	__s32 cfa_offset;
 	__s16 rbp_offset;
-	__u8 cfa_type;		/* UNWIND_CFA_*: uw_row_cfa() */
-	__u8 rbp_type;		/* UNWIND_RBP_*: 0 same, 1 at CFA + rbp_offset, 2 lost */
+	__u8 cfa_type; /* UNWIND_CFA_*: uw_row_cfa() */
+	__u8 rbp_type; /* UNWIND_RBP_*: 0 same, 1 at CFA + rbp_offset, 2 lost */
 };
 
 /* Bytes a row takes in uw_rows' kernel memory: array maps round values up to 8 bytes. */
 #define UW_ROW_STRIDE 16
 
 /* uw_mapping.flags */
-#define UW_MAP_NO_CFI 1u	/* the file has no CFI (Go): frame pointers, by design */
-#define UW_MAP_NO_TABLE 2u	/* the table is missing (unreadable, refused, no room): FP */
+#define UW_MAP_NO_CFI 1u   /* the file has no CFI (Go): frame pointers, by design */
+#define UW_MAP_NO_TABLE 2u /* the table is missing (unreadable, refused, no room): FP */
 
 struct uw_mapping {
-	__u64 start;		/* [start, end) runtime addresses */
+	__u64 start; /* [start, end) runtime addresses */
 	__u64 end;
-	__u64 bias;		/* runtime address - ELF vaddr */
-	__u32 first_row;	/* index of the table's first row in uw_rows */
-	__u32 nrows;		/* 0: no table (see flags) */
-	__u32 flags;		/* UW_MAP_* */
+	__u64 bias;	 /* runtime address - ELF vaddr */
+	__u32 first_row; /* index of the table's first row in uw_rows */
+	__u32 nrows;	 /* 0: no table (see flags) */
+	__u32 flags;	 /* UW_MAP_* */
 	__u32 pad;
 };
 
 struct uw_proc {
-	__u32 nmaps;		/* entries used in maps[], sorted by start, not overlapping */
+	__u32 nmaps; /* entries used in maps[], sorted by start, not overlapping */
 	__u32 pad;
 	struct uw_mapping maps[UW_MAX_MAPPINGS];
 };
 
 struct uw_stack {
-	__u64 hash;		/* of the frames: tells two stacks under one id apart */
+	__u64 hash; /* of the frames: tells two stacks under one id apart */
 	__u32 nframes;
 	__u32 pad;
-	__u64 ips[UW_MAX_DEPTH];	/* leaf first */
+	__u64 ips[UW_MAX_DEPTH]; /* leaf first */
 };
 
 /* Per-CPU counters (uw_stats). One outcome per walk: UW_STAT_COMPLETE ... UW_STAT_BAD_FRAME. */
-#define UW_STAT_WALKS 0		/* user stacks walked */
-#define UW_STAT_COMPLETE 1	/* reached the outermost frame (CFI "return address undefined",
+#define UW_STAT_WALKS 0 /* user stacks walked */
+#define UW_STAT_COMPLETE \
+	1		  /* reached the outermost frame (CFI "return address undefined",
 				 * a zero return address, or rbp 0 in code without CFI) */
-#define UW_STAT_FP_USED 2	/* of the complete ones, walked some frames by frame pointer */
-#define UW_STAT_DEPTH 3		/* cut at UW_MAX_DEPTH frames */
-#define UW_STAT_NO_PROC 4	/* the process's tables were not loaded yet: frame pointers */
-#define UW_STAT_NO_MAPPING 5	/* a pc outside the known file mappings (JIT, vdso, dlopen'ed
+#define UW_STAT_FP_USED 2 /* of the complete ones, walked some frames by frame pointer */
+#define UW_STAT_DEPTH 3	  /* cut at UW_MAX_DEPTH frames */
+#define UW_STAT_NO_PROC 4 /* the process's tables were not loaded yet: frame pointers */
+#define UW_STAT_NO_MAPPING \
+	5		      /* a pc outside the known file mappings (JIT, vdso, dlopen'ed
 				 * later): frame pointers from there */
-#define UW_STAT_NO_TABLE 6	/* a file whose table is missing: frame pointers from there */
-#define UW_STAT_UNSUPPORTED 7	/* a CFI rule the unwinder does not follow */
-#define UW_STAT_READ_FAULT 8	/* the return address or saved rbp could not be read */
-#define UW_STAT_BAD_FRAME 9	/* the stack did not grow, or a frame pointer below rsp */
-#define UW_STAT_FRAMES 10	/* frames in all walks */
-#define UW_STAT_DROPS 11	/* stacks not stored: uw_stacks full or an id collision */
+#define UW_STAT_NO_TABLE 6    /* a file whose table is missing: frame pointers from there */
+#define UW_STAT_UNSUPPORTED 7 /* a CFI rule the unwinder does not follow */
+#define UW_STAT_READ_FAULT 8  /* the return address or saved rbp could not be read */
+#define UW_STAT_BAD_FRAME 9   /* the stack did not grow, or a frame pointer below rsp */
+#define UW_STAT_FRAMES 10     /* frames in all walks */
+#define UW_STAT_DROPS 11      /* stacks not stored: uw_stacks full or an id collision */
 #define UW_STAT_MAX 12
 
 /* Where a row puts the CFA and the caller's registers (shared by the BPF unwinder and the
  * user-space reference unwinder of symbols/unwinder.c; pure, no memory access). */
-#define UW_STEP_CFA 0		/* CFA computed: return address at CFA - 8 */
-#define UW_STEP_FP 1		/* no CFI: CFA = rbp + 16, rbp saved at CFA - 16 */
-#define UW_STEP_SIGNAL 2	/* sigcontext at *cfa: rbp +80, rsp +120, rip +128 */
-#define UW_STEP_END 3		/* outermost frame: the stack is complete */
+#define UW_STEP_CFA 0	 /* CFA computed: return address at CFA - 8 */
+#define UW_STEP_FP 1	 /* no CFI: CFA = rbp + 16, rbp saved at CFA - 16 */
+#define UW_STEP_SIGNAL 2 /* sigcontext at *cfa: rbp +80, rsp +120, rip +128 */
+#define UW_STEP_END 3	 /* outermost frame: the stack is complete */
 #define UW_STEP_UNSUPPORTED 4
 
 /* Offsets in the x86-64 struct sigcontext (the rt_sigframe's uc_mcontext). */
@@ -113,22 +115,22 @@ static inline int uw_row_cfa(__u32 cfa_type, __s32 cfa_offset, __u64 ip, __u64 s
 			     __u64 *cfa)
 {
 	switch (cfa_type) {
-	case 0:		/* UNWIND_CFA_NONE */
+	case 0: /* UNWIND_CFA_NONE */
 		*cfa = bp + 16;
 		return UW_STEP_FP;
-	case 1:		/* UNWIND_CFA_RSP */
+	case 1: /* UNWIND_CFA_RSP */
 		*cfa = sp + (__s64)cfa_offset;
 		return UW_STEP_CFA;
-	case 2:		/* UNWIND_CFA_RBP */
+	case 2: /* UNWIND_CFA_RBP */
 		*cfa = bp + (__s64)cfa_offset;
 		return UW_STEP_CFA;
-	case 3:		/* UNWIND_CFA_PLT: +8 once the entry's push ran */
+	case 3: /* UNWIND_CFA_PLT: +8 once the entry's push ran */
 		*cfa = sp + 8 + ((__s64)(ip & 15) >= cfa_offset ? 8 : 0);
 		return UW_STEP_CFA;
-	case 4:		/* UNWIND_CFA_SIGNAL */
+	case 4: /* UNWIND_CFA_SIGNAL */
 		*cfa = sp + (__s64)cfa_offset;
 		return UW_STEP_SIGNAL;
-	case 5:		/* UNWIND_CFA_END */
+	case 5: /* UNWIND_CFA_END */
 		return UW_STEP_END;
 	default:
 		return UW_STEP_UNSUPPORTED;

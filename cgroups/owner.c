@@ -22,7 +22,7 @@
 #define SHORT_ID_LEN 12
 /* a pod is shown by its short uid until the resolver renames it */
 #define POD_NAME_LEN 8
-#define UNIT_NAME_MAX 255	/* systemd UNIT_NAME_MAX less the NUL */
+#define UNIT_NAME_MAX 255 /* systemd UNIT_NAME_MAX less the NUL */
 
 struct span {
 	const char *p;
@@ -32,8 +32,8 @@ struct span {
 /* A container found in one cgroup component. */
 struct ctr_match {
 	const char *runtime;
-	struct span id;		/* 64-hex id, or the lxc name */
-	bool is_name;		/* id is a name (lxc), not a hex id */
+	struct span id; /* 64-hex id, or the lxc name */
+	bool is_name;	/* id is a name (lxc), not a hex id */
 };
 
 static bool span_eq(struct span s, const char *lit)
@@ -463,7 +463,7 @@ int owner_from_cgroup_path(const char *path, struct owner *out)
 
 /* The three fields of one /proc/PID/cgroup line. */
 struct cg_line {
-	struct span ctrls;	/* "" for the v2 line */
+	struct span ctrls; /* "" for the v2 line */
 	struct span path;
 };
 
@@ -620,8 +620,10 @@ const char *owner_format(const struct owner *o, char *buf, size_t size)
 	if (!buf || !size)
 		return buf;
 	group = owner_group_name(o ? o->group : OWNER_OTHER);
-	named = o && (o->group == OWNER_SERVICE || o->group == OWNER_CONTAINER ||
-		      o->group == OWNER_UNIT) && o->name[0];
+	named = o &&
+		(o->group == OWNER_SERVICE || o->group == OWNER_CONTAINER ||
+		 o->group == OWNER_UNIT) &&
+		o->name[0];
 	if (named)
 		snprintf(buf, size, "%s %.*s", group, OWNER_NAME_MAX, o->name);
 	else

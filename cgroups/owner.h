@@ -13,24 +13,24 @@
 #include <stddef.h>
 
 #define OWNER_NAME_MAX 256
-#define OWNER_POD_UID_MAX 40	/* 36 chars + NUL, dashed form */
+#define OWNER_POD_UID_MAX 40 /* 36 chars + NUL, dashed form */
 #define OWNER_CONTAINER_ID_MAX 72
 
 enum owner_group {
-	OWNER_OTHER = 0,	/* "Other processes": nothing placed it */
-	OWNER_SERVICE,		/* a Kubernetes pod container, or a config match rule */
-	OWNER_CONTAINER,	/* a docker/containerd/podman/CRI-O container that is not a Service */
-	OWNER_UNIT,		/* a systemd unit (service, scope outside sessions, ...) */
-	OWNER_SESSIONS,		/* login sessions, user@UID.service, shells */
-	OWNER_SYSTEM,		/* kernel threads, init.scope, PID 1 */
+	OWNER_OTHER = 0, /* "Other processes": nothing placed it */
+	OWNER_SERVICE,	 /* a Kubernetes pod container, or a config match rule */
+	OWNER_CONTAINER, /* a docker/containerd/podman/CRI-O container that is not a Service */
+	OWNER_UNIT,	 /* a systemd unit (service, scope outside sessions, ...) */
+	OWNER_SESSIONS,	 /* login sessions, user@UID.service, shells */
+	OWNER_SYSTEM,	 /* kernel threads, init.scope, PID 1 */
 };
 
 struct owner {
 	enum owner_group group;
-	char name[OWNER_NAME_MAX];		/* "billing", "redis", "nginx.service"; "" if none */
-	char pod_uid[OWNER_POD_UID_MAX];	/* Kubernetes pod uid, dashed; "" if not a pod */
-	char container_id[OWNER_CONTAINER_ID_MAX];	/* full hex id when known; "" otherwise */
-	char runtime[16];	/* "containerd", "cri-o", "docker", "podman", "lxc"; "" if unknown
+	char name[OWNER_NAME_MAX];	 /* "billing", "redis", "nginx.service"; "" if none */
+	char pod_uid[OWNER_POD_UID_MAX]; /* Kubernetes pod uid, dashed; "" if not a pod */
+	char container_id[OWNER_CONTAINER_ID_MAX]; /* full hex id when known; "" otherwise */
+	char runtime[16]; /* "containerd", "cri-o", "docker", "podman", "lxc"; "" if unknown
 				 * (kubelet's cgroupfs driver names a container by its bare id) */
 };
 

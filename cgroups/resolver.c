@@ -21,18 +21,18 @@
 #include "base/array.h"
 #include "base/proc.h"
 
-#define PF_KTHREAD 0x00200000	/* include/linux/sched.h */
+#define PF_KTHREAD 0x00200000 /* include/linux/sched.h */
 #define KTHREADD_TGID 2
 #define DEFAULT_MAX_ENTRIES 8192
 #define COMM_MAX 256
-#define CGROUP_MAX (64 * 1024)	/* a few hundred bytes in practice; v1 hosts list ~13 lines */
+#define CGROUP_MAX (64 * 1024) /* a few hundred bytes in practice; v1 hosts list ~13 lines */
 
 struct entry {
 	int tgid;
 	unsigned long long starttime;
 	struct owner owner;
-	struct entry *hnext;		/* hash chain */
-	struct entry *prev, *next;	/* recency list, most recent first */
+	struct entry *hnext;	   /* hash chain */
+	struct entry *prev, *next; /* recency list, most recent first */
 };
 
 struct owner_resolver {
@@ -41,7 +41,7 @@ struct owner_resolver {
 	void *name_ctx;
 	size_t max_entries;
 	size_t nr_entries;
-	size_t nr_buckets;		/* power of two */
+	size_t nr_buckets; /* power of two */
 	struct entry **buckets;
 	struct entry *head, *tail;
 };
@@ -137,12 +137,12 @@ static int cache_store(struct owner_resolver *r, int tgid, unsigned long long st
 static bool is_shell(const char *comm)
 {
 	static const char *const shells[] = {
-		"bash", "sh", "zsh", "dash", "fish", "ksh", "mksh", "pdksh", "oksh", "tcsh", "csh",
-		"ash", "busybox", "yash", "elvish", "nu", "xonsh",
+		"bash", "sh",  "zsh", "dash",	 "fish", "ksh",	   "mksh", "pdksh", "oksh",
+		"tcsh", "csh", "ash", "busybox", "yash", "elvish", "nu",   "xonsh",
 	};
 	size_t i;
 
-	if (comm[0] == '-')	/* login shells as named by some tools */
+	if (comm[0] == '-') /* login shells as named by some tools */
 		comm++;
 	for (i = 0; i < ARRAY_SIZE(shells); i++)
 		if (!strcmp(comm, shells[i]))

@@ -30,10 +30,10 @@
 typedef int (*owner_name_fn_t)(void *ctx, int tgid, struct owner *o);
 
 struct owner_resolver_opts {
-	const char *proc_root;	/* default "/proc" */
-	owner_name_fn_t name_fn;	/* may be NULL */
+	const char *proc_root;	 /* default "/proc" */
+	owner_name_fn_t name_fn; /* may be NULL */
 	void *name_ctx;
-	size_t max_entries;	/* cache bound; default 8192 */
+	size_t max_entries; /* cache bound; default 8192 */
 };
 
 struct owner_resolver;

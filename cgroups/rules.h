@@ -32,9 +32,9 @@ int rules_match(const struct service_rule *rules, size_t n, const char *unit,
 		const char *cgroup_path, const char *exe, const char *comm);
 
 struct service_rules_ctx {
-	const struct service_rule *rules;	/* borrowed */
+	const struct service_rule *rules; /* borrowed */
 	size_t nrules;
-	const char *proc_root;	/* default /proc */
+	const char *proc_root; /* default /proc */
 };
 
 /*

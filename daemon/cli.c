@@ -47,7 +47,7 @@ struct cli_args {
 	bool json;
 	bool have_question;
 	int ntargets;
-	const char *config_path;	/* --config; default CONFIG_DEFAULT_PATH when it exists */
+	const char *config_path; /* --config; default CONFIG_DEFAULT_PATH when it exists */
 	struct config config;
 	struct service_rules_ctx rules;
 	char out_default[64];
@@ -145,7 +145,8 @@ static int set_number(struct cli_args *a, int c, const char *arg)
 		if (parse_uint(arg, 3600, &v) || v < 1 || v > 60)
 			return fail(CLI_EXIT_USAGE,
 				    "--duration must be a whole number of seconds from 1 to 60, "
-				    "not '%s'", arg);
+				    "not '%s'",
+				    arg);
 		a->opts.duration_s = (unsigned int)v;
 		return 0;
 	}
@@ -260,7 +261,8 @@ static void print_progress(void *ctx, int step, int nsteps, const char *text, do
 
 static int cmd_check(struct cli_args *a)
 {
-	struct check_opts co = { .target = a->opts.target, .name_fn = a->opts.name_fn,
+	struct check_opts co = { .target = a->opts.target,
+				 .name_fn = a->opts.name_fn,
 				 .name_ctx = a->opts.name_ctx };
 	struct check_result cr;
 	char err[1024] = "";
@@ -286,8 +288,9 @@ static int cmd_plan(struct cli_args *a)
 	int i, n, nprocs;
 
 	if (!a->have_question)
-		return fail(CLI_EXIT_USAGE, "plan needs --question; choose one of: cpu, wall, "
-					    "threads, locks, memory-growth, memory-held, memory-alloc");
+		return fail(CLI_EXIT_USAGE,
+			    "plan needs --question; choose one of: cpu, wall, "
+			    "threads, locks, memory-growth, memory-held, memory-alloc");
 	if (!a->opts.out_dir)
 		a->opts.out_dir = a->out_default;
 	if (capture_validate(&a->opts, err, sizeof(err)))
@@ -336,8 +339,9 @@ static int cmd_capture(struct cli_args *a)
 	int ret;
 
 	if (!a->have_question)
-		return fail(CLI_EXIT_USAGE, "capture needs --question; choose one of: cpu, wall, "
-					    "threads, locks, memory-growth, memory-held, memory-alloc");
+		return fail(CLI_EXIT_USAGE,
+			    "capture needs --question; choose one of: cpu, wall, "
+			    "threads, locks, memory-growth, memory-held, memory-alloc");
 	if (!a->opts.out_dir)
 		a->opts.out_dir = a->out_default;
 	ps.f = a->json ? stderr : stdout;

@@ -25,29 +25,29 @@
 #include "base/log.h"
 #include "base/text.h"
 
-#define SHOW_MAX 40		    /* bytes of a bad value quoted in a message */
-#define SHOW_BUF (SHOW_MAX + 4)	    /* plus "..." and the NUL */
-#define PATH_BUF 64		    /* "services[255].match.cgroup" and the like */
-#define MAX_KEYS 16		    /* keys of the largest table */
-#define AUDIT_NAME "/audit.log"	    /* appended to store_dir for the default audit_log */
-#define SPOOL_NAME "/spool"	    /* appended to store_dir for the default spool_dir */
+#define SHOW_MAX 40		/* bytes of a bad value quoted in a message */
+#define SHOW_BUF (SHOW_MAX + 4) /* plus "..." and the NUL */
+#define PATH_BUF 64		/* "services[255].match.cgroup" and the like */
+#define MAX_KEYS 16		/* keys of the largest table */
+#define AUDIT_NAME "/audit.log" /* appended to store_dir for the default audit_log */
+#define SPOOL_NAME "/spool"	/* appended to store_dir for the default spool_dir */
 
 enum kind {
-	K_STR,	    /* text without control characters */
-	K_PATH,	    /* an absolute path */
-	K_URL,	    /* http:// or https:// */
-	K_LISTEN,   /* host:port */
-	K_LEVEL,    /* log level */
-	K_UINT,	    /* unsigned in [min, max] */
-	K_ULL,	    /* unsigned long long in [min, max] */
+	K_STR,	  /* text without control characters */
+	K_PATH,	  /* an absolute path */
+	K_URL,	  /* http:// or https:// */
+	K_LISTEN, /* host:port */
+	K_LEVEL,  /* log level */
+	K_UINT,	  /* unsigned in [min, max] */
+	K_ULL,	  /* unsigned long long in [min, max] */
 	K_BOOL,
 	K_MAP,	    /* a nested mapping described by ->sub */
 	K_SERVICES, /* the list of service rules */
 };
 
 enum {
-	F_NONEMPTY = 1 << 0,	 /* "" is refused (null still means: keep the default) */
-	F_SET_SPOOL = 1 << 1,	 /* marks given in the file, for the derived defaults */
+	F_NONEMPTY = 1 << 0,  /* "" is refused (null still means: keep the default) */
+	F_SET_SPOOL = 1 << 1, /* marks given in the file, for the derived defaults */
 	F_SET_AUDIT = 1 << 2,
 	F_SET_KUBE_ENABLED = 1 << 3,
 	F_MARKS = F_SET_SPOOL | F_SET_AUDIT | F_SET_KUBE_ENABLED,
@@ -70,9 +70,18 @@ struct table {
 	size_t n;
 };
 
-#define TABLE(k) { (k), ARRAY_SIZE(k) }
-#define STR(T, n, f, k, fl) { n, k, fl, offsetof(T, f), sizeof(((T *)0)->f), 0, 0, NULL }
-#define NUM(T, n, f, k, lo, hi) { n, k, 0, offsetof(T, f), sizeof(((T *)0)->f), lo, hi, NULL }
+#define TABLE(k)                   \
+	{                          \
+		(k), ARRAY_SIZE(k) \
+	}
+#define STR(T, n, f, k, fl)                                               \
+	{                                                                 \
+		n, k, fl, offsetof(T, f), sizeof(((T *)0)->f), 0, 0, NULL \
+	}
+#define NUM(T, n, f, k, lo, hi)                                            \
+	{                                                                  \
+		n, k, 0, offsetof(T, f), sizeof(((T *)0)->f), lo, hi, NULL \
+	}
 
 static const struct key match_keys[] = {
 	STR(struct service_rule, "unit", unit, K_STR, 0),
@@ -130,9 +139,9 @@ static const struct key root_keys[] = {
 static const struct table root_table = TABLE(root_keys);
 
 _Static_assert(ARRAY_SIZE(root_keys) <= MAX_KEYS, "raise MAX_KEYS");
-_Static_assert(sizeof(((struct config *)0)->spool_dir) >=
-		       sizeof(((struct config *)0)->audit_log) - (sizeof(AUDIT_NAME) - 1) +
-			       sizeof(SPOOL_NAME) - 1,
+_Static_assert(sizeof(((struct config *)0)->spool_dir) >= sizeof(((struct config *)0)->audit_log) -
+								  (sizeof(AUDIT_NAME) - 1) +
+								  sizeof(SPOOL_NAME) - 1,
 	       "the derived spool_dir must fit");
 
 static const char *const level_names[] = { "error", "warn", "info", "debug" };
@@ -166,7 +175,7 @@ __attribute__((format(printf, 3, 4))) static void set_err(char *err, size_t errs
 
 /* Writes "FILE:LINE: message" (line 0: "FILE: message") and returns -EINVAL. */
 __attribute__((format(printf, 3, 4))) static int fail(struct cp *p, size_t line, const char *fmt,
-						     ...)
+						      ...)
 {
 	va_list ap;
 	int ret;
@@ -239,8 +248,8 @@ static int syntax_error(struct cp *p)
 		return fail(p, line, "invalid YAML: %s", problem);
 	default:
 		if (yp->context)
-			return fail(p, yp->problem_mark.line + 1, "invalid YAML: %s, %s", yp->context,
-				    problem);
+			return fail(p, yp->problem_mark.line + 1, "invalid YAML: %s, %s",
+				    yp->context, problem);
 		return fail(p, yp->problem_mark.line + 1, "invalid YAML: %s", problem);
 	}
 }
@@ -328,8 +337,7 @@ static const char *want(const struct key *k, char *buf, size_t size)
 }
 
 /* Strictly decimal, no sign, no leading zero, no overflow; false when outside [0, max]. */
-static bool parse_number(const char *s, size_t len, unsigned long long max,
-			 unsigned long long *out)
+static bool parse_number(const char *s, size_t len, unsigned long long max, unsigned long long *out)
 {
 	unsigned long long v = 0;
 	size_t i;
@@ -586,10 +594,11 @@ static int parse_services(struct cp *p)
 		line = ev_line(&p->ev);
 		snprintf(item, sizeof(item), "services[%zu]", c->nservices);
 		if (c->nservices == CONFIG_MAX_SERVICES)
-			return fail(p, line, "%s: more than %d services", item, CONFIG_MAX_SERVICES);
+			return fail(p, line, "%s: more than %d services", item,
+				    CONFIG_MAX_SERVICES);
 		if (p->ev.type != YAML_MAPPING_START_EVENT)
-			return fail(p, line, "%s must be a mapping with name and match, not %s", item,
-				    node_desc(&p->ev, d));
+			return fail(p, line, "%s must be a mapping with name and match, not %s",
+				    item, node_desc(&p->ev, d));
 		if (c->nservices == p->cap) {
 			cap = p->cap ? p->cap * 2 : 8;
 			r = realloc(c->services, cap * sizeof(*r));
@@ -608,9 +617,10 @@ static int parse_services(struct cp *p)
 		if (!r->name[0])
 			return fail(p, line, "%s has no name", item);
 		if (!r->unit[0] && !r->cgroup[0] && !r->exe[0] && !r->comm[0])
-			return fail(p, line,
-				    "%s (%s) needs a match with at least one of unit, cgroup, exe, comm",
-				    item, r->name);
+			return fail(
+				p, line,
+				"%s (%s) needs a match with at least one of unit, cgroup, exe, comm",
+				item, r->name);
 		c->nservices++;
 	}
 }
@@ -632,9 +642,10 @@ static int parse_stream(struct cp *p)
 	if (p->ev.type == YAML_MAPPING_START_EVENT)
 		err = parse_mapping(p, &root_table, p->c, "");
 	else if (p->ev.type != YAML_SCALAR_EVENT || !is_null(&p->ev))
-		err = fail(p, ev_line(&p->ev),
-			   "the top level must be a mapping of keys (listen: ..., services: ...), not %s",
-			   node_desc(&p->ev, d));
+		err = fail(
+			p, ev_line(&p->ev),
+			"the top level must be a mapping of keys (listen: ..., services: ...), not %s",
+			node_desc(&p->ev, d));
 	if (err)
 		return err;
 	err = next(p); /* DOCUMENT-END */
@@ -700,8 +711,8 @@ void config_defaults(struct config *c)
 	strcpy(c->log_level, "info");
 }
 
-int config_parse(const char *text, size_t len, const char *filename, struct config *out,
-		 char *err, size_t errsize)
+int config_parse(const char *text, size_t len, const char *filename, struct config *out, char *err,
+		 size_t errsize)
 {
 	struct config c;
 	struct cp p = {

@@ -39,13 +39,13 @@ struct config {
 	char cluster_api_url[512];
 	char cluster_api_token_file[512];
 	char pyroscope_url[512];
-	char spool_dir[512];		     /* default "<store_dir>/spool" */
-	unsigned long long spool_max_bytes;  /* default 256 MiB */
-	char tokens_file[512];		     /* default "/etc/slideops/tokens.yaml" */
-	char audit_log[512];		     /* default "<store_dir>/audit.log" */
-	char log_level[16];		     /* default "info"; one of error, warn, info, debug */
-	struct service_rule *services;	     /* owned; freed by config_free() */
-	size_t nservices;		     /* at most CONFIG_MAX_SERVICES */
+	char spool_dir[512];		    /* default "<store_dir>/spool" */
+	unsigned long long spool_max_bytes; /* default 256 MiB */
+	char tokens_file[512];		    /* default "/etc/slideops/tokens.yaml" */
+	char audit_log[512];		    /* default "<store_dir>/audit.log" */
+	char log_level[16];		    /* default "info"; one of error, warn, info, debug */
+	struct service_rule *services;	    /* owned; freed by config_free() */
+	size_t nservices;		    /* at most CONFIG_MAX_SERVICES */
 };
 
 /* Fills @c with the defaults (no services; @c->services is overwritten, not freed). */
@@ -59,8 +59,8 @@ void config_defaults(struct config *c);
  * one-line message "FILE:LINE: ..." in @err (@errsize bytes, truncated to fit; @err may be
  * NULL); -ENOMEM. @out is untouched on failure.
  */
-int config_parse(const char *text, size_t len, const char *filename, struct config *out,
-		 char *err, size_t errsize);
+int config_parse(const char *text, size_t len, const char *filename, struct config *out, char *err,
+		 size_t errsize);
 
 /*
  * Reads @path (at most CONFIG_MAX_BYTES) and parses it as config_parse() does. Returns 0;

@@ -75,8 +75,8 @@ struct folded {
 	struct prof_strset *lines;
 	int64_t *counts;
 	size_t cap;
-	struct prof_strset *names;	/* sanitized frame names */
-	uint32_t *name_of;		/* frame id -> names index, UINT32_MAX: not yet */
+	struct prof_strset *names; /* sanitized frame names */
+	uint32_t *name_of;	   /* frame id -> names index, UINT32_MAX: not yet */
 };
 
 /* Appends the sanitized display name of frame @id, computed once per frame. */

@@ -20,11 +20,11 @@
 #define FG_MIN_DIV 10000
 
 struct node {
-	uint32_t name;		/* index in the name set */
+	uint32_t name; /* index in the name set */
 	uint32_t lang;
-	uint32_t parent;	/* UINT32_MAX for the root */
-	int64_t value;		/* inclusive */
-	uint32_t child_off, nchildren;	/* into tree.children, after linking */
+	uint32_t parent;	       /* UINT32_MAX for the root */
+	int64_t value;		       /* inclusive */
+	uint32_t child_off, nchildren; /* into tree.children, after linking */
 };
 
 struct tree {
@@ -32,9 +32,9 @@ struct tree {
 	struct node *nodes;
 	size_t n, cap;
 	struct slot {
-		uint32_t node;	/* node index + 1; 0: empty */
-		uint32_t hash;	/* low bits of the key's hash */
-	} *slots;
+		uint32_t node; /* node index + 1; 0: empty */
+		uint32_t hash; /* low bits of the key's hash */
+	} * slots;
 	size_t nslots;
 	uint32_t *children;
 };
@@ -171,28 +171,31 @@ static int tree_build(struct tree *t, const struct profile *p, size_t vi)
 	}
 	memset(cache, 0xff, nframes * sizeof(*cache));
 	t->cap = 1024;
-	t->nodes[0] = (struct node){ .name = (uint32_t)id, .lang = PROF_LANG_OWNER,
+	t->nodes[0] = (struct node){ .name = (uint32_t)id,
+				     .lang = PROF_LANG_OWNER,
 				     .parent = UINT32_MAX };
 	t->n = 1;
 	for (i = 0; i < profile__nsamples(p) && !err; i++) {
 		profile__sample(p, i, &s);
 		v = s.values[vi];
 		if (v <= 0)
-			continue;	/* boxes cannot be negative; a diff has its own page */
+			continue; /* boxes cannot be negative; a diff has its own page */
 		cur = 0;
 		t->nodes[0].value = sat_add(t->nodes[0].value, v);
 		if (profile__opts(p)->owner_root) {
 			id = name_id(t, s.labels->owner ? s.labels->owner : "Other processes");
-			err = id < 0 ? id : tree_add_path(t, &cur, (uint32_t)id, PROF_LANG_OWNER, v);
+			err = id < 0 ? id :
+				       tree_add_path(t, &cur, (uint32_t)id, PROF_LANG_OWNER, v);
 			if (err)
 				break;
 			id = name_id(t, s.labels->process);
-			err = id < 0 ? id : tree_add_path(t, &cur, (uint32_t)id, PROF_LANG_OWNER, v);
+			err = id < 0 ? id :
+				       tree_add_path(t, &cur, (uint32_t)id, PROF_LANG_OWNER, v);
 		}
 		for (j = s.nframes; j-- > 0 && !err;) {
 			id = frame_name(t, p, cache, s.frames[j]);
-			err = id < 0 ? id
-				     : tree_add_path(t, &cur, (uint32_t)id,
+			err = id < 0 ? id :
+				       tree_add_path(t, &cur, (uint32_t)id,
 						     profile__frame_info(p, s.frames[j])->lang, v);
 		}
 	}
@@ -203,7 +206,8 @@ static int tree_build(struct tree *t, const struct profile *p, size_t vi)
 static int cmp_children(const void *a, const void *b, void *ctx)
 {
 	const struct tree *t = ctx;
-	const struct node *x = &t->nodes[*(const uint32_t *)a], *y = &t->nodes[*(const uint32_t *)b];
+	const struct node *x = &t->nodes[*(const uint32_t *)a],
+			  *y = &t->nodes[*(const uint32_t *)b];
 	int c = strcmp(prof_strset__str(t->names, x->name), prof_strset__str(t->names, y->name));
 
 	return c ? c : (int)x->lang - (int)y->lang;
@@ -260,18 +264,30 @@ static void put_json_str(FILE *f, const char *s, size_t len)
 	fputc('"', f);
 	for (i = 0; i < len; i++) {
 		switch (p[i]) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '<': fputs("\\u003c", f); break;
-		case '>': fputs("\\u003e", f); break;
-		case '&': fputs("\\u0026", f); break;
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '<':
+			fputs("\\u003c", f);
+			break;
+		case '>':
+			fputs("\\u003e", f);
+			break;
+		case '&':
+			fputs("\\u0026", f);
+			break;
 		default:
 			n = text_utf8_char_len(s + i, len - i);
 			if (p[i] < 0x20 || p[i] == 0x7f) {
 				fprintf(f, "\\u%04x", p[i]);
 			} else if (!n) {
-				fputc('?', f);	/* not UTF-8: base/text's rule */
+				fputc('?', f); /* not UTF-8: base/text's rule */
 			} else if (p[i] == 0xe2 && i + 2 < len && p[i + 1] == 0x80 &&
 				   (p[i + 2] == 0xa8 || p[i + 2] == 0xa9)) {
 				fprintf(f, "\\u%04x", p[i + 2] == 0xa8 ? 0x2028 : 0x2029);
@@ -293,11 +309,21 @@ static void put_html(FILE *f, const char *s)
 	for (; s && *s; s += n) {
 		n = 1;
 		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&#39;", f);
+			break;
 		default:
 			n = text_utf8_char_len(s, strnlen(s, 4));
 			if (n)
@@ -313,8 +339,8 @@ struct emit {
 	const struct tree *t;
 	int64_t total;
 	FILE *f;
-	uint32_t *map;		/* name set index -> emitted name index */
-	uint32_t *order;	/* emitted name index -> name set index */
+	uint32_t *map;	 /* name set index -> emitted name index */
+	uint32_t *order; /* emitted name index -> name set index */
 	uint32_t nused;
 };
 

@@ -19,11 +19,11 @@
 struct profile;
 
 struct flamegraph_opts {
-	const char *title;	/* e.g. "What is using the CPU: this server, 10 s" */
-	const char *answer;	/* the answer sentence, shown above the graph; may be NULL */
-	const char *const *notes;	/* NULL-terminated list of notes; may be NULL */
-	const char *unit;	/* "samples", "ns" or "bytes"; NULL: "samples" */
-	size_t value_index;	/* which sample value sizes the boxes; default 0 */
+	const char *title;	  /* e.g. "What is using the CPU: this server, 10 s" */
+	const char *answer;	  /* the answer sentence, shown above the graph; may be NULL */
+	const char *const *notes; /* NULL-terminated list of notes; may be NULL */
+	const char *unit;	  /* "samples", "ns" or "bytes"; NULL: "samples" */
+	size_t value_index;	  /* which sample value sizes the boxes; default 0 */
 	/* An optional table shown above the graph (the threads of a `threads` capture): column
 	 * titles and rows x cols cells, row-major. Everything is escaped. */
 	const char *table_title;

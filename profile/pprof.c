@@ -34,7 +34,7 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
 
 struct u64map {
 	uint64_t *keys;
-	uint32_t *vals;		/* value + 1; 0: empty */
+	uint32_t *vals; /* value + 1; 0: empty */
 	size_t cap, used;
 };
 
@@ -115,7 +115,7 @@ static int u64map_put(struct u64map *m, uint64_t key, uint32_t val)
 struct pbuf {
 	uint8_t *d;
 	size_t len, cap;
-	int err;		/* sticky: the first failure */
+	int err; /* sticky: the first failure */
 };
 
 static bool pb_reserve(struct pbuf *b, size_t n)
@@ -190,7 +190,7 @@ static void pb_free(struct pbuf *b)
 }
 
 struct enc_mapping {
-	uint32_t file, build_id;	/* pprof string indexes */
+	uint32_t file, build_id; /* pprof string indexes */
 	uint64_t limit;
 };
 
@@ -482,8 +482,8 @@ static int rd_varint(struct rd *r, uint64_t *v)
 struct field {
 	uint32_t num;
 	int wt;
-	uint64_t v;		/* WT_VARINT, WT_I64, WT_I32 */
-	struct rd sub;		/* WT_LEN */
+	uint64_t v;    /* WT_VARINT, WT_I64, WT_I32 */
+	struct rd sub; /* WT_LEN */
 };
 
 /* Reads one field; a length-delimited one is checked against the buffer. */
@@ -526,7 +526,7 @@ static int rd_field(struct rd *r, struct field *f)
 		r->p += len;
 		return 0;
 	default:
-		return -EINVAL;	/* groups (3, 4) and 6, 7 */
+		return -EINVAL; /* groups (3, 4) and 6, 7 */
 	}
 }
 
@@ -609,9 +609,9 @@ struct dec_line {
 struct dec_location {
 	uint64_t id, mapping_id, address;
 	size_t line_off, nlines;
-	uint64_t lang;		/* UINT64_MAX: not marked */
+	uint64_t lang; /* UINT64_MAX: not marked */
 	uint64_t flags;
-	size_t frame_off, nframes;	/* into dec.loc_frames */
+	size_t frame_off, nframes; /* into dec.loc_frames */
 };
 
 struct dec {
@@ -621,7 +621,7 @@ struct dec {
 	bool has_period_type;
 	uint64_t time_nanos, duration_nanos, period;
 
-	char **strs;		/* NUL-terminated copies of the string table */
+	char **strs; /* NUL-terminated copies of the string table */
 	char *str_arena;
 	size_t nstrs;
 
@@ -635,8 +635,8 @@ struct dec {
 	uint32_t *loc_frames;
 	size_t nloc_frames, loc_frames_cap;
 
-	size_t nentries;	/* entries of every kind so far, PPROF_MAX_TOTAL_ENTRIES at most */
-	size_t nst;		/* sample types in the message */
+	size_t nentries; /* entries of every kind so far, PPROF_MAX_TOTAL_ENTRIES at most */
+	size_t nst;	 /* sample types in the message */
 	size_t sel[PROF_MAX_VALUES], nsel;
 	struct profile *prof;
 
@@ -678,11 +678,19 @@ static int dec_top(struct dec *d, struct rd r)
 		if (err)
 			return err;
 		switch (f.num) {
-		case 1: case 2: case 3: case 4: case 5: case 6: case 11:
+		case 1:
+		case 2:
+		case 3:
+		case 4:
+		case 5:
+		case 6:
+		case 11:
 			if (f.wt != WT_LEN)
 				return -EINVAL;
 			break;
-		case 9: case 10: case 12:
+		case 9:
+		case 10:
+		case 12:
 			if (f.wt != WT_VARINT)
 				return -EINVAL;
 			break;
@@ -690,20 +698,39 @@ static int dec_top(struct dec *d, struct rd r)
 		if (f.num >= 1 && f.num <= 6 && ++d->nentries > PPROF_MAX_TOTAL_ENTRIES)
 			return -EFBIG;
 		switch (f.num) {
-		case 1: err = slices_add(&d->sample_types, &f.sub); break;
-		case 2: err = slices_add(&d->samples, &f.sub); break;
-		case 3: err = slices_add(&d->mappings, &f.sub); break;
-		case 4: err = slices_add(&d->locations, &f.sub); break;
-		case 5: err = slices_add(&d->functions, &f.sub); break;
-		case 6: err = slices_add(&d->strings, &f.sub); break;
-		case 9: d->time_nanos = f.v; break;
-		case 10: d->duration_nanos = f.v; break;
+		case 1:
+			err = slices_add(&d->sample_types, &f.sub);
+			break;
+		case 2:
+			err = slices_add(&d->samples, &f.sub);
+			break;
+		case 3:
+			err = slices_add(&d->mappings, &f.sub);
+			break;
+		case 4:
+			err = slices_add(&d->locations, &f.sub);
+			break;
+		case 5:
+			err = slices_add(&d->functions, &f.sub);
+			break;
+		case 6:
+			err = slices_add(&d->strings, &f.sub);
+			break;
+		case 9:
+			d->time_nanos = f.v;
+			break;
+		case 10:
+			d->duration_nanos = f.v;
+			break;
 		case 11:
 			d->period_type = (struct slice){ f.sub.p, (size_t)(f.sub.end - f.sub.p) };
 			d->has_period_type = true;
 			break;
-		case 12: d->period = f.v; break;
-		default: break;	/* drop_frames, keep_frames, comment, ...: not kept */
+		case 12:
+			d->period = f.v;
+			break;
+		default:
+			break; /* drop_frames, keep_frames, comment, ...: not kept */
 		}
 	}
 	return err;
@@ -718,7 +745,7 @@ static int dec_strings(struct dec *d)
 	if (!d->strings.n || d->strings.v[0].n)
 		return -EINVAL;
 	for (i = 0; i < d->strings.n; i++)
-		total += d->strings.v[i].n + 1;	/* bounded by the input size */
+		total += d->strings.v[i].n + 1; /* bounded by the input size */
 	if (total > PPROF_MAX_STRING_BYTES)
 		return -EFBIG;
 	d->strs = calloc(d->strings.n, sizeof(*d->strs));
@@ -793,8 +820,9 @@ static int dec_fields(struct rd r, const struct pb_varint *tab, size_t n, void *
 		for (i = 0; i < n && tab[i].num != f.num; i++)
 			;
 		if (i < n)
-			err = want_varint(&f, tab[i].off == PB_SKIP ? &dummy
-								: (uint64_t *)((char *)obj + tab[i].off));
+			err = want_varint(&f, tab[i].off == PB_SKIP ?
+						      &dummy :
+						      (uint64_t *)((char *)obj + tab[i].off));
 		else if (other)
 			err = other(d, &f);
 		if (err)
@@ -806,8 +834,10 @@ static int dec_fields(struct rd r, const struct pb_varint *tab, size_t n, void *
 static int dec_functions(struct dec *d)
 {
 	static const struct pb_varint tab[] = {
-		{ 1, offsetof(struct dec_function, id) },   { 2, offsetof(struct dec_function, name) },
-		{ 3, PB_SKIP },				     { 4, offsetof(struct dec_function, file) },
+		{ 1, offsetof(struct dec_function, id) },
+		{ 2, offsetof(struct dec_function, name) },
+		{ 3, PB_SKIP },
+		{ 4, offsetof(struct dec_function, file) },
 		{ 5, PB_SKIP },
 	};
 	struct dec_function *fn;
@@ -835,10 +865,16 @@ static int dec_functions(struct dec *d)
 static int dec_mappings(struct dec *d)
 {
 	static const struct pb_varint tab[] = {
-		{ 1, offsetof(struct dec_mapping, id) },     { 2, offsetof(struct dec_mapping, start) },
-		{ 3, offsetof(struct dec_mapping, limit) },  { 4, offsetof(struct dec_mapping, offset) },
-		{ 5, offsetof(struct dec_mapping, file) },   { 6, offsetof(struct dec_mapping, build_id) },
-		{ 7, PB_SKIP }, { 8, PB_SKIP }, { 9, PB_SKIP }, { 10, PB_SKIP },
+		{ 1, offsetof(struct dec_mapping, id) },
+		{ 2, offsetof(struct dec_mapping, start) },
+		{ 3, offsetof(struct dec_mapping, limit) },
+		{ 4, offsetof(struct dec_mapping, offset) },
+		{ 5, offsetof(struct dec_mapping, file) },
+		{ 6, offsetof(struct dec_mapping, build_id) },
+		{ 7, PB_SKIP },
+		{ 8, PB_SKIP },
+		{ 9, PB_SKIP },
+		{ 10, PB_SKIP },
 	};
 	struct dec_mapping *m;
 	size_t i;
@@ -866,7 +902,8 @@ static int dec_line(struct dec *d, struct rd r)
 {
 	/* line is an int64 read as its two's-complement varint */
 	static const struct pb_varint tab[] = {
-		{ 1, offsetof(struct dec_line, function_id) }, { 2, offsetof(struct dec_line, line) },
+		{ 1, offsetof(struct dec_line, function_id) },
+		{ 2, offsetof(struct dec_line, line) },
 	};
 	struct dec_line ln = { 0 };
 	int err;
@@ -973,8 +1010,8 @@ static int dec_loc_frames(struct dec *d)
 			fi.lang = d->opts->default_lang;
 		fi.unnamed_stripped = l->flags & PPROF_LOC_STRIPPED;
 		n = l->nlines ? l->nlines : 1;
-		err = array_ensure((void **)&d->loc_frames, &d->loc_frames_cap, sizeof(*d->loc_frames),
-				   d->nloc_frames + n);
+		err = array_ensure((void **)&d->loc_frames, &d->loc_frames_cap,
+				   sizeof(*d->loc_frames), d->nloc_frames + n);
 		if (err)
 			return err;
 		l->frame_off = d->nloc_frames;
@@ -989,7 +1026,9 @@ static int dec_loc_frames(struct dec *d)
 					fi.function = dec_str(d, fn->name);
 					fi.file = dec_str(d, fn->file);
 				}
-				fi.line = ln->line > 0 && ln->line <= UINT32_MAX ? (uint32_t)ln->line : 0;
+				fi.line = ln->line > 0 && ln->line <= UINT32_MAX ?
+						  (uint32_t)ln->line :
+						  0;
 			}
 			if (l->flags & PPROF_LOC_SYNTH_NAME)
 				fi.function = NULL;
@@ -1039,8 +1078,10 @@ struct dec_label {
 static int dec_label(struct dec *d, struct rd r, struct prof_labels *lb)
 {
 	static const struct pb_varint tab[] = {
-		{ 1, offsetof(struct dec_label, key) }, { 2, offsetof(struct dec_label, str) },
-		{ 3, offsetof(struct dec_label, num) }, { 4, offsetof(struct dec_label, unit) },
+		{ 1, offsetof(struct dec_label, key) },
+		{ 2, offsetof(struct dec_label, str) },
+		{ 3, offsetof(struct dec_label, num) },
+		{ 4, offsetof(struct dec_label, unit) },
 	};
 	struct dec_label lab = { 0 };
 	const char *k, *s;
@@ -1091,9 +1132,15 @@ static int dec_samples(struct dec *d)
 			if (err)
 				return err;
 			switch (f.num) {
-			case 1: err = each_varint(&f, sample_loc, d); break;
-			case 2: err = each_varint(&f, sample_value, d); break;
-			case 3: err = f.wt == WT_LEN ? dec_label(d, f.sub, &lb) : -EINVAL; break;
+			case 1:
+				err = each_varint(&f, sample_loc, d);
+				break;
+			case 2:
+				err = each_varint(&f, sample_value, d);
+				break;
+			case 3:
+				err = f.wt == WT_LEN ? dec_label(d, f.sub, &lb) : -EINVAL;
+				break;
 			}
 			if (err)
 				return err;
@@ -1226,7 +1273,7 @@ static int gunzip(const uint8_t *in, size_t len, size_t max, uint8_t **out, size
 			goto out;
 		}
 		if (ret == Z_BUF_ERROR && !z.avail_in && !left) {
-			err = -EINVAL;	/* truncated */
+			err = -EINVAL; /* truncated */
 			goto out;
 		}
 		if (ret != Z_OK && ret != Z_BUF_ERROR) {
@@ -1260,8 +1307,8 @@ int pprof_decode_ext(const void *buf, size_t len, const struct pprof_decode_opts
 		opts = &defaults;
 	if ((unsigned)opts->default_lang >= PROF_LANG_COUNT)
 		return -EINVAL;
-	max = opts->max_decoded && opts->max_decoded < PPROF_MAX_DECODED ? opts->max_decoded
-									  : PPROF_MAX_DECODED;
+	max = opts->max_decoded && opts->max_decoded < PPROF_MAX_DECODED ? opts->max_decoded :
+									   PPROF_MAX_DECODED;
 	if (len >= 2 && b[0] == 0x1f && b[1] == 0x8b) {
 		err = gunzip(b, len, max, &raw, &raw_len);
 		if (err)

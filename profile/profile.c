@@ -88,8 +88,8 @@ static uint64_t hash_mix(uint64_t h, uint64_t v)
 }
 
 struct htab {
-	uint32_t *slots;	/* 0: empty, else entry index + 1 */
-	size_t cap;		/* power of two, or 0 */
+	uint32_t *slots; /* 0: empty, else entry index + 1 */
+	size_t cap;	 /* power of two, or 0 */
 	size_t used;
 };
 
@@ -158,7 +158,7 @@ struct prof_strset {
 	struct str_entry *ents;
 	size_t n, cap;
 	struct htab ht;
-	char **chunks;		/* arena: strings never move */
+	char **chunks; /* arena: strings never move */
 	size_t nchunks, chunks_cap;
 	size_t chunk_used, chunk_size;
 };
@@ -296,7 +296,7 @@ size_t prof_strset__len(const struct prof_strset *s, uint32_t i)
 /* ---- the profile ---- */
 
 struct frame_key {
-	uint32_t function, file, mapping, build_id;	/* string ids or NO_STR */
+	uint32_t function, file, mapping, build_id; /* string ids or NO_STR */
 	uint32_t line;
 	uint32_t lang;
 	uint64_t address;
@@ -309,7 +309,7 @@ struct labels_key {
 };
 
 struct stack {
-	size_t off;		/* into stack_pool */
+	size_t off; /* into stack_pool */
 	uint32_t n;
 	uint64_t hash;
 };
@@ -321,10 +321,10 @@ struct sample {
 };
 
 struct profile {
-	struct profile_opts opts;	/* strings point into strs */
+	struct profile_opts opts; /* strings point into strs */
 	struct prof_strset *strs;
 
-	struct prof_frame_info *frames;	/* public view */
+	struct prof_frame_info *frames; /* public view */
 	struct frame_key *frame_keys;
 	uint64_t *frame_hashes;
 	size_t nframes, frames_cap, frame_keys_cap, frame_hashes_cap;
@@ -719,7 +719,9 @@ int profile__add(struct profile *p, const uint32_t *frames, size_t nframes,
 		    (err = array_ensure((void **)&p->samples, &p->samples_cap, sizeof(*p->samples),
 					p->nsamples + 1)))
 			return err;
-		p->samples[p->nsamples] = (struct sample){ .stack = key[0], .labels = key[1], .hash = h };
+		p->samples[p->nsamples] = (struct sample){ .stack = key[0],
+							   .labels = key[1],
+							   .hash = h };
 		htab_find(&p->sample_ht, h, sample_eq, p, key, &slot);
 		*slot = (uint32_t)p->nsamples + 1;
 		p->sample_ht.used++;

@@ -25,7 +25,7 @@ enum prof_lang {
 	PROF_LANG_PYTHON,
 	PROF_LANG_NODE,
 	PROF_LANG_RUBY,
-	PROF_LANG_OWNER,	/* synthetic root frames: the owner group and the process */
+	PROF_LANG_OWNER, /* synthetic root frames: the owner group and the process */
 	PROF_LANG_COUNT,
 };
 
@@ -36,34 +36,34 @@ int prof_lang_parse(const char *name);
 
 /* One location. Strings are copied (interned) by profile__frame(); NULL means unknown. */
 struct prof_frame_info {
-	const char *function;	/* "build_report"; NULL: the frame is shown as "<mapping>+0x<addr>" */
-	const char *file;	/* source file, if known */
-	uint32_t line;		/* source line, 0 if unknown */
-	const char *mapping;	/* path of the binary as the process sees it, "[kernel.kallsyms]" */
-	const char *build_id;	/* hex GNU build id of the mapping, if known */
-	uint64_t address;	/* address relative to the mapping's file (as addr2line takes it) */
+	const char *function; /* "build_report"; NULL: the frame is shown as "<mapping>+0x<addr>" */
+	const char *file;     /* source file, if known */
+	uint32_t line;	      /* source line, 0 if unknown */
+	const char *mapping;  /* path of the binary as the process sees it, "[kernel.kallsyms]" */
+	const char *build_id; /* hex GNU build id of the mapping, if known */
+	uint64_t address;     /* address relative to the mapping's file (as addr2line takes it) */
 	enum prof_lang lang;
-	bool unnamed_stripped;	/* no name because the mapping was stripped */
+	bool unnamed_stripped; /* no name because the mapping was stripped */
 };
 
 /* Labels of one sample. Strings are copied. */
 struct prof_labels {
-	const char *owner;	/* "Service billing", "Signed-in sessions"; NULL for none */
-	const char *process;	/* process name (comm of the thread group leader) */
-	const char *thread;	/* thread name */
-	uint32_t pid;		/* tgid */
+	const char *owner;   /* "Service billing", "Signed-in sessions"; NULL for none */
+	const char *process; /* process name (comm of the thread group leader) */
+	const char *thread;  /* thread name */
+	uint32_t pid;	     /* tgid */
 	uint32_t tid;
-	enum prof_lang lang;	/* language of the process */
+	enum prof_lang lang; /* language of the process */
 };
 
 struct profile_opts {
 	/* pprof sample types: value i is (type[i], unit[i]); e.g. {"samples","count"},{"cpu","nanoseconds"} */
 	const char *sample_type[PROF_MAX_VALUES];
 	const char *sample_unit[PROF_MAX_VALUES];
-	size_t nvalues;		/* 1 or 2; 0 means the CPU default above */
-	const char *period_type, *period_unit;	/* "cpu", "nanoseconds" */
-	int64_t period;		/* e.g. 1e9/99 */
-	int64_t time_nanos;	/* capture start, wall clock */
+	size_t nvalues;			       /* 1 or 2; 0 means the CPU default above */
+	const char *period_type, *period_unit; /* "cpu", "nanoseconds" */
+	int64_t period;			       /* e.g. 1e9/99 */
+	int64_t time_nanos;		       /* capture start, wall clock */
 	int64_t duration_nanos;
 	/* Prepend owner and process frames (PROF_LANG_OWNER) in collapsed and flame graph output */
 	bool owner_root;
@@ -99,7 +99,7 @@ const struct prof_frame_info *profile__frame_info(const struct profile *p, uint3
 size_t profile__nsamples(const struct profile *p);
 
 struct prof_sample {
-	const uint32_t *frames;	/* leaf first */
+	const uint32_t *frames; /* leaf first */
 	size_t nframes;
 	const struct prof_labels *labels;
 	const int64_t *values;

@@ -15,8 +15,8 @@ struct acc_entry {
 	char *key;
 	uint32_t pid;
 	int64_t value;
-	void *sub;	/* per-group: process accumulator; per-process: function accumulator */
-	char *extra;	/* process name, or build id */
+	void *sub;   /* per-group: process accumulator; per-process: function accumulator */
+	char *extra; /* process name, or build id */
 };
 
 struct acc {
@@ -130,10 +130,11 @@ static const char *basename_of(const char *path)
 bool report_is_system_dso(const char *path)
 {
 	static const char *const prefixes[] = {
-		"libc.so", "libc-", "ld-linux", "ld-musl", "libpthread", "libm.so", "libm-",
-		"libdl", "librt", "libgcc_s", "libstdc++", "libc++", "libz.so", "libcrypto",
-		"libssl", "libpython", "libjvm", "libruby", "libnode", "libv8", "libjli",
-		"libgo.so", "libunwind", "libresolv", "libnss_", "libselinux", "libsystemd",
+		"libc.so", "libc-",	 "ld-linux",   "ld-musl",   "libpthread", "libm.so",
+		"libm-",   "libdl",	 "librt",      "libgcc_s",  "libstdc++",  "libc++",
+		"libz.so", "libcrypto",	 "libssl",     "libpython", "libjvm",	  "libruby",
+		"libnode", "libv8",	 "libjli",     "libgo.so",  "libunwind",  "libresolv",
+		"libnss_", "libselinux", "libsystemd",
 	};
 	const char *b;
 	size_t i;
@@ -141,12 +142,13 @@ bool report_is_system_dso(const char *path)
 	if (!path || !*path)
 		return false;
 	if (path[0] == '[')
-		return true;	/* [kernel.kallsyms], [vdso], [vsyscall] */
+		return true; /* [kernel.kallsyms], [vdso], [vsyscall] */
 	b = basename_of(path);
 	/* Shared libraries installed by the distribution: their internals sit under the function
 	 * of the application that called them (seed 001: never listed). */
-	if (strstr(b, ".so") && (!strncmp(path, "/lib/", 5) || !strncmp(path, "/lib64/", 7) ||
-				 !strncmp(path, "/usr/lib/", 9) || !strncmp(path, "/usr/lib64/", 11)))
+	if (strstr(b, ".so") &&
+	    (!strncmp(path, "/lib/", 5) || !strncmp(path, "/lib64/", 7) ||
+	     !strncmp(path, "/usr/lib/", 9) || !strncmp(path, "/usr/lib64/", 11)))
 		return true;
 	for (i = 0; i < ARRAY_SIZE(prefixes); i++)
 		if (!strncmp(b, prefixes[i], strlen(prefixes[i])))
@@ -248,8 +250,8 @@ static const struct prof_frame_info *attributed_frame(const struct profile *p,
 			continue;
 		/* when nothing is the application's, the leaf-most real frame, not the synthetic
 		 * leaf that says why it waited */
-		if (!leaf && !(f->mapping && !strcmp(f->mapping, REPORT_WAIT_MAPPING) &&
-			       i + 1 < s->nframes))
+		if (!leaf &&
+		    !(f->mapping && !strcmp(f->mapping, REPORT_WAIT_MAPPING) && i + 1 < s->nframes))
 			leaf = f;
 		if (!frame_is_system(f))
 			return f;
@@ -306,9 +308,9 @@ void report__free(struct report *r)
 }
 
 struct report_acc {
-	struct acc *waits;	/* owner -> (sub: acc of reasons -> (sub: acc of functions)) */
-	struct acc *groups;	/* owner -> (sub: acc of processes -> (sub: acc of functions)) */
-	struct acc *gfuncs;	/* owner -> (sub: acc of functions) */
+	struct acc *waits;  /* owner -> (sub: acc of reasons -> (sub: acc of functions)) */
+	struct acc *groups; /* owner -> (sub: acc of processes -> (sub: acc of functions)) */
+	struct acc *gfuncs; /* owner -> (sub: acc of functions) */
 	struct acc *funcs;
 	struct acc *stripped;
 	int64_t unnamed;
@@ -406,7 +408,8 @@ static int account_sample(const struct profile *p, const struct prof_sample *s, 
 		const struct prof_frame_info *fi = profile__frame_info(p, s->frames[i]);
 		bool dup = false;
 
-		if (!fi || !fi->unnamed_stripped || !fi->mapping || report_is_system_dso(fi->mapping))
+		if (!fi || !fi->unnamed_stripped || !fi->mapping ||
+		    report_is_system_dso(fi->mapping))
 			continue;
 		for (j = 0; j < i && !dup; j++) {
 			const struct prof_frame_info *fj = profile__frame_info(p, s->frames[j]);
@@ -586,14 +589,15 @@ static int round_pct(double v)
 	return (int)(v + 0.5);
 }
 
-static int answer(const struct report *r, unsigned int seconds, const char *what,
-		  const char *where, char *buf, size_t size)
+static int answer(const struct report *r, unsigned int seconds, const char *what, const char *where,
+		  char *buf, size_t size)
 {
 	const struct report_group *g;
 	int n;
 
 	if (!r->ngroups || r->total <= 0)
-		return snprintf(buf, size, "Over %u second%s, nothing used %s %s: no samples were taken.",
+		return snprintf(buf, size,
+				"Over %u second%s, nothing used %s %s: no samples were taken.",
 				seconds, seconds == 1 ? "" : "s", what, where);
 	g = &r->groups[0];
 	n = snprintf(buf, size, "Over %u second%s, %s used %d%% of %s %s, most of it in %s.",
@@ -610,15 +614,18 @@ static int answer_target(const struct report *r, unsigned int seconds, const cha
 			 double share, const char *what, const char *where, char *buf, size_t size)
 {
 	if (!r->ntop || r->total <= 0)
-		return snprintf(buf, size, "Over %u second%s, %s did not use %s %s: no samples "
-				"were taken.", seconds, seconds == 1 ? "" : "s", who, what, where);
+		return snprintf(buf, size,
+				"Over %u second%s, %s did not use %s %s: no samples "
+				"were taken.",
+				seconds, seconds == 1 ? "" : "s", who, what, where);
 	return snprintf(buf, size, "Over %u second%s, %s used %d%% of %s %s, most of it in %s.",
 			seconds, seconds == 1 ? "" : "s", who, round_pct(share), what, where,
 			r->top[0].name);
 }
 
 /* The group that waited most (by waiting time), or NULL. */
-static const struct report_group *top_waiter(const struct report *r, const struct report_group *skip)
+static const struct report_group *top_waiter(const struct report *r,
+					     const struct report_group *skip)
 {
 	const struct report_group *best = NULL;
 	size_t i;
@@ -646,12 +653,14 @@ static int answer_wall(const struct report *r, unsigned int seconds, const char 
 
 		g = top_waiter(r, NULL);
 		if (!g || r->total <= 0)
-			return snprintf(buf, size, "Over %u second%s, %s did not wait: it spent its "
-					"time on the CPU, most of it in %s.", seconds, s, who,
-					r->ntop ? r->top[0].name : "[unknown]");
-		n = snprintf(buf, size, "Over %u second%s, %s spent %d%% of its time waiting, most "
-			     "of it in %s from %s", seconds, s, who,
-			     round_pct(pct(all_wait, r->total)), g->top_wait,
+			return snprintf(buf, size,
+					"Over %u second%s, %s did not wait: it spent its "
+					"time on the CPU, most of it in %s.",
+					seconds, s, who, r->ntop ? r->top[0].name : "[unknown]");
+		n = snprintf(buf, size,
+			     "Over %u second%s, %s spent %d%% of its time waiting, most "
+			     "of it in %s from %s",
+			     seconds, s, who, round_pct(pct(all_wait, r->total)), g->top_wait,
 			     g->top_wait_function ? g->top_wait_function : "[unknown]");
 		if (run > 0 && n >= 0 && (size_t)n < size)
 			n += snprintf(buf + n, size - n, "; %d%% on the CPU.",
@@ -662,12 +671,15 @@ static int answer_wall(const struct report *r, unsigned int seconds, const char 
 	}
 	g = top_waiter(r, NULL);
 	if (!g)
-		return snprintf(buf, size, "Over %u second%s, nothing on this server waited: no "
-				"off-CPU time was recorded.", seconds, s);
-	n = snprintf(buf, size, "Over %u second%s, %s spent %d%% of its waiting time in %s, most "
-		     "of it from %s.", seconds, s, g->owner,
-		     round_pct(pct(g->top_wait_value, g->wait_value)), g->top_wait,
-		     g->top_wait_function ? g->top_wait_function : "[unknown]");
+		return snprintf(buf, size,
+				"Over %u second%s, nothing on this server waited: no "
+				"off-CPU time was recorded.",
+				seconds, s);
+	n = snprintf(buf, size,
+		     "Over %u second%s, %s spent %d%% of its waiting time in %s, most "
+		     "of it from %s.",
+		     seconds, s, g->owner, round_pct(pct(g->top_wait_value, g->wait_value)),
+		     g->top_wait, g->top_wait_function ? g->top_wait_function : "[unknown]");
 	next = top_waiter(r, g);
 	if (next && n >= 0 && (size_t)n < size)
 		n += snprintf(buf + n, size - n, " Next was %s, at %d%% of all waiting time.",
@@ -692,31 +704,39 @@ static const char *fmt_bytes(int64_t b, char *buf, size_t size)
 	return buf;
 }
 
-static int answer_memory(const struct report *r, unsigned int seconds, const char *who,
-			 bool held, char *buf, size_t size)
+static int answer_memory(const struct report *r, unsigned int seconds, const char *who, bool held,
+			 char *buf, size_t size)
 {
 	char b[32];
 
 	who = who ? who : "the target";
 	if (!r || r->total <= 0)
-		return held ? snprintf(buf, size, "At the end of %u seconds, %s held no Go heap "
-					      "memory that its heap profile shows.", seconds, who)
-			    : snprintf(buf, size, "Over %u seconds, %s allocated nothing on the Go "
-					      "heap.", seconds, who);
+		return held ? snprintf(buf, size,
+				       "At the end of %u seconds, %s held no Go heap "
+				       "memory that its heap profile shows.",
+				       seconds, who) :
+			      snprintf(buf, size,
+				       "Over %u seconds, %s allocated nothing on the Go "
+				       "heap.",
+				       seconds, who);
 	fmt_bytes(r->total, b, sizeof(b));
 	if (held)
-		return snprintf(buf, size, "At the end of %u seconds, %s held %s of Go heap in use "
-				"(%lld objects), most of it (%d%%) allocated in %s.", seconds, who, b,
-				(long long)r->total_alt, round_pct(r->ntop ? r->top[0].share : 0),
+		return snprintf(buf, size,
+				"At the end of %u seconds, %s held %s of Go heap in use "
+				"(%lld objects), most of it (%d%%) allocated in %s.",
+				seconds, who, b, (long long)r->total_alt,
+				round_pct(r->ntop ? r->top[0].share : 0),
 				r->ntop ? r->top[0].name : "[unknown]");
-	return snprintf(buf, size, "Over %u seconds, %s allocated %s on the Go heap (%lld "
-			"objects), most of it (%d%%) in %s.", seconds, who, b,
-			(long long)r->total_alt, round_pct(r->ntop ? r->top[0].share : 0),
+	return snprintf(buf, size,
+			"Over %u seconds, %s allocated %s on the Go heap (%lld "
+			"objects), most of it (%d%%) in %s.",
+			seconds, who, b, (long long)r->total_alt,
+			round_pct(r->ntop ? r->top[0].share : 0),
 			r->ntop ? r->top[0].name : "[unknown]");
 }
 
-static int answer_locks(const struct report *r, unsigned int seconds, const char *who,
-			char *buf, size_t size)
+static int answer_locks(const struct report *r, unsigned int seconds, const char *who, char *buf,
+			size_t size)
 {
 	const char *s = seconds == 1 ? "" : "s";
 	char a[32], b[32];
@@ -724,29 +744,37 @@ static int answer_locks(const struct report *r, unsigned int seconds, const char
 	if (r->total <= 0 || !r->ngroups)
 		return who ? snprintf(buf, size, "Over %u second%s, %s waited on no lock.", seconds,
 				      s, who) :
-			     snprintf(buf, size, "Over %u second%s, nothing on this server waited on "
-				      "a lock.", seconds, s);
+			     snprintf(buf, size,
+				      "Over %u second%s, nothing on this server waited on "
+				      "a lock.",
+				      seconds, s);
 	if (who)
-		return snprintf(buf, size, "Over %u second%s, %s waited %s on locks in all, in %lld "
-				"waits, most of it in %s.", seconds, s, who,
-				fmt_seconds(r->total, a, sizeof(a)), (long long)r->total_alt,
+		return snprintf(buf, size,
+				"Over %u second%s, %s waited %s on locks in all, in %lld "
+				"waits, most of it in %s.",
+				seconds, s, who, fmt_seconds(r->total, a, sizeof(a)),
+				(long long)r->total_alt,
 				r->groups[0].top_function ? r->groups[0].top_function :
 							    "[unknown]");
 	if (r->ngroups == 1)
-		return snprintf(buf, size, "Over %u second%s, %s waited longest on locks, %s in all, "
-				"most of it in %s.", seconds, s, r->groups[0].owner,
+		return snprintf(buf, size,
+				"Over %u second%s, %s waited longest on locks, %s in all, "
+				"most of it in %s.",
+				seconds, s, r->groups[0].owner,
 				fmt_seconds(r->groups[0].value, a, sizeof(a)),
 				r->groups[0].top_function ? r->groups[0].top_function :
 							    "[unknown]");
-	return snprintf(buf, size, "Over %u second%s, %s waited longest on locks, %s in all, most "
-			"of it in %s. Next was %s, at %s.", seconds, s, r->groups[0].owner,
+	return snprintf(buf, size,
+			"Over %u second%s, %s waited longest on locks, %s in all, most "
+			"of it in %s. Next was %s, at %s.",
+			seconds, s, r->groups[0].owner,
 			fmt_seconds(r->groups[0].value, a, sizeof(a)),
 			r->groups[0].top_function ? r->groups[0].top_function : "[unknown]",
 			r->groups[1].owner, fmt_seconds(r->groups[1].value, b, sizeof(b)));
 }
 
-static int answer_growth(const struct report *r, unsigned int seconds, const char *who,
-			 char *buf, size_t size)
+static int answer_growth(const struct report *r, unsigned int seconds, const char *who, char *buf,
+			 size_t size)
 {
 	const char *s = seconds == 1 ? "" : "s";
 	char a[32], b[32];
@@ -754,22 +782,29 @@ static int answer_growth(const struct report *r, unsigned int seconds, const cha
 	if (r->total <= 0 || !r->ngroups)
 		return who ? snprintf(buf, size, "Over %u second%s, %s touched no new memory.",
 				      seconds, s, who) :
-			     snprintf(buf, size, "Over %u second%s, nothing on this server touched "
-				      "new memory.", seconds, s);
+			     snprintf(buf, size,
+				      "Over %u second%s, nothing on this server touched "
+				      "new memory.",
+				      seconds, s);
 	if (who)
-		return snprintf(buf, size, "Over %u second%s, %s touched %s of new memory, most of "
-				"it in %s.", seconds, s, who, fmt_bytes(r->total, a, sizeof(a)),
+		return snprintf(buf, size,
+				"Over %u second%s, %s touched %s of new memory, most of "
+				"it in %s.",
+				seconds, s, who, fmt_bytes(r->total, a, sizeof(a)),
 				r->groups[0].top_function ? r->groups[0].top_function :
 							    "[unknown]");
 	if (r->ngroups == 1)
-		return snprintf(buf, size, "Over %u second%s, %s grew the most, touching %s of new "
-				"memory, most of it in %s.", seconds, s, r->groups[0].owner,
+		return snprintf(buf, size,
+				"Over %u second%s, %s grew the most, touching %s of new "
+				"memory, most of it in %s.",
+				seconds, s, r->groups[0].owner,
 				fmt_bytes(r->groups[0].value, a, sizeof(a)),
 				r->groups[0].top_function ? r->groups[0].top_function :
 							    "[unknown]");
-	return snprintf(buf, size, "Over %u second%s, %s grew the most, touching %s of new memory, "
-			"most of it in %s. Next was %s, at %s.", seconds, s, r->groups[0].owner,
-			fmt_bytes(r->groups[0].value, a, sizeof(a)),
+	return snprintf(buf, size,
+			"Over %u second%s, %s grew the most, touching %s of new memory, "
+			"most of it in %s. Next was %s, at %s.",
+			seconds, s, r->groups[0].owner, fmt_bytes(r->groups[0].value, a, sizeof(a)),
 			r->groups[0].top_function ? r->groups[0].top_function : "[unknown]",
 			r->groups[1].owner, fmt_bytes(r->groups[1].value, b, sizeof(b)));
 }
@@ -783,13 +818,13 @@ static int answer_done(char *buf, size_t size, int n)
 	if (!buf || !size)
 		return n;
 	if (n >= 0 && (size_t)n >= size)
-		text_utf8_trim_partial(buf);	/* before '?' would take the cut character */
+		text_utf8_trim_partial(buf); /* before '?' would take the cut character */
 	text_utf8_valid_copy(buf, size, buf, strlen(buf));
 	return n;
 }
 
-int report_answer(const struct report *r, unsigned int seconds, const char *what,
-		  const char *where, char *buf, size_t size)
+int report_answer(const struct report *r, unsigned int seconds, const char *what, const char *where,
+		  char *buf, size_t size)
 {
 	return answer_done(buf, size, answer(r, seconds, what, where, buf, size));
 }
@@ -807,20 +842,20 @@ int report_answer_wall(const struct report *r, unsigned int seconds, const char 
 	return answer_done(buf, size, answer_wall(r, seconds, who, buf, size));
 }
 
-int report_answer_memory(const struct report *r, unsigned int seconds, const char *who,
-			 bool held, char *buf, size_t size)
+int report_answer_memory(const struct report *r, unsigned int seconds, const char *who, bool held,
+			 char *buf, size_t size)
 {
 	return answer_done(buf, size, answer_memory(r, seconds, who, held, buf, size));
 }
 
-int report_answer_locks(const struct report *r, unsigned int seconds, const char *who,
-			char *buf, size_t size)
+int report_answer_locks(const struct report *r, unsigned int seconds, const char *who, char *buf,
+			size_t size)
 {
 	return answer_done(buf, size, answer_locks(r, seconds, who, buf, size));
 }
 
-int report_answer_growth(const struct report *r, unsigned int seconds, const char *who,
-			 char *buf, size_t size)
+int report_answer_growth(const struct report *r, unsigned int seconds, const char *who, char *buf,
+			 size_t size)
 {
 	return answer_done(buf, size, answer_growth(r, seconds, who, buf, size));
 }

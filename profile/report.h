@@ -20,22 +20,22 @@ struct report_process {
 	uint32_t pid;
 	char *name;
 	int64_t value;
-	double share;		/* percent of the report total */
-	char *top_function;	/* NULL if no frame */
+	double share;	    /* percent of the report total */
+	char *top_function; /* NULL if no frame */
 };
 
 struct report_group {
-	char *owner;		/* "Service billing" */
+	char *owner; /* "Service billing" */
 	int64_t value;
 	double share;
 	char *top_function;
-	struct report_process *procs;	/* sorted by value, at most opts.max_processes */
+	struct report_process *procs; /* sorted by value, at most opts.max_processes */
 	size_t nprocs;
 	/* Waiting (profiles with off-CPU frames, REPORT_WAIT_MAPPING leaves): */
-	int64_t wait_value;	/* value spent off-CPU */
-	char *top_wait;		/* the top reason, "read", "futex", "waiting for a CPU" */
+	int64_t wait_value; /* value spent off-CPU */
+	char *top_wait;	    /* the top reason, "read", "futex", "waiting for a CPU" */
 	int64_t top_wait_value;
-	char *top_wait_function;	/* the function of yours that waited there most */
+	char *top_wait_function; /* the function of yours that waited there most */
 };
 
 /* Mapping of the synthetic leaf frames that say why a thread was off-CPU; their function is
@@ -50,29 +50,29 @@ struct report_function {
 
 struct report_stripped {
 	char *path;
-	char *build_id;		/* NULL if the binary has none */
+	char *build_id; /* NULL if the binary has none */
 	int64_t value;
 	double share;
 };
 
 struct report {
-	int64_t total;		/* sum of value opts.value_index */
-	int64_t total_alt;	/* sum of the other value (count of waits, mapped bytes, ...) */
-	struct report_group *groups;	/* sorted by value, descending */
+	int64_t total;	   /* sum of value opts.value_index */
+	int64_t total_alt; /* sum of the other value (count of waits, mapped bytes, ...) */
+	struct report_group *groups; /* sorted by value, descending */
 	size_t ngroups;
-	struct report_function *top;	/* top functions over the whole profile */
+	struct report_function *top; /* top functions over the whole profile */
 	size_t ntop;
-	struct report_stripped *stripped;	/* stripped binaries with >= stripped_min_share */
+	struct report_stripped *stripped; /* stripped binaries with >= stripped_min_share */
 	size_t nstripped;
 	double unnamed_share;	/* percent of samples whose attributed frame has no name */
-	unsigned int languages;	/* bit (1 << enum prof_lang) for each language seen */
+	unsigned int languages; /* bit (1 << enum prof_lang) for each language seen */
 };
 
 struct report_opts {
-	size_t value_index;	/* which sample value; default 0 */
-	size_t max_processes;	/* per group; default 10 */
-	size_t max_top;		/* default 20 */
-	double stripped_min_share;	/* percent; default 1.0 */
+	size_t value_index;	   /* which sample value; default 0 */
+	size_t max_processes;	   /* per group; default 10 */
+	size_t max_top;		   /* default 20 */
+	double stripped_min_share; /* percent; default 1.0 */
 };
 
 /* Computes the report. Returns 0 or -ENOMEM. The caller frees it with report__free(). */
@@ -108,8 +108,8 @@ bool report_is_python_std(const char *file);
  * @what is the measured quantity ("the CPU time"), @where the scope ("on this server").
  * Writes to @buf (truncated). Returns the length it needed, as snprintf.
  */
-int report_answer(const struct report *r, unsigned int seconds, const char *what,
-		  const char *where, char *buf, size_t size);
+int report_answer(const struct report *r, unsigned int seconds, const char *what, const char *where,
+		  char *buf, size_t size);
 
 /*
  * The answer for one target (a Service, a unit, processes) rather than a whole server:
@@ -133,8 +133,8 @@ int report_answer_wall(const struct report *r, unsigned int seconds, const char 
  * "Over 10 seconds, Service billing waited longest on locks, 8.6 s in all, most of it in
  * contended_update. Next was Unit nginx.service, at 1.2 s."
  */
-int report_answer_locks(const struct report *r, unsigned int seconds, const char *who,
-			char *buf, size_t size);
+int report_answer_locks(const struct report *r, unsigned int seconds, const char *who, char *buf,
+			size_t size);
 
 /*
  * Memory growth (value: bytes first touched): "Over 10 seconds, process 12 (grow) touched
@@ -142,8 +142,8 @@ int report_answer_locks(const struct report *r, unsigned int seconds, const char
  * Service billing grew the most, touching 64.0 MiB of new memory, most of it in grow_cache.
  * Next was Unit nginx.service, at 2.1 MiB."
  */
-int report_answer_growth(const struct report *r, unsigned int seconds, const char *who,
-			 char *buf, size_t size);
+int report_answer_growth(const struct report *r, unsigned int seconds, const char *who, char *buf,
+			 size_t size);
 
 /*
  * Go heap (value: bytes, the other value objects). @held: "At the end of 10 seconds, process 12
@@ -151,10 +151,9 @@ int report_answer_growth(const struct report *r, unsigned int seconds, const cha
  * main.holdMemory."; else "Over 10 seconds, process 12 (app) allocated 480.0 MiB on the Go heap
  * (7680 objects), most of it (99%) in main.allocDuring."
  */
-int report_answer_memory(const struct report *r, unsigned int seconds, const char *who,
-			 bool held, char *buf, size_t size);
+int report_answer_memory(const struct report *r, unsigned int seconds, const char *who, bool held,
+			 char *buf, size_t size);
 int report_answer_target(const struct report *r, unsigned int seconds, const char *who,
-			 double share, const char *what, const char *where, char *buf,
-			 size_t size);
+			 double share, const char *what, const char *where, char *buf, size_t size);
 
 #endif

@@ -86,8 +86,7 @@ static int parse_num(const char *s, size_t len, size_t *i, unsigned *val)
 }
 
 /* "X.Y" at s[*i]. */
-static int parse_major_minor(const char *s, size_t len, size_t *i, unsigned *major,
-			     unsigned *minor)
+static int parse_major_minor(const char *s, size_t len, size_t *i, unsigned *major, unsigned *minor)
 {
 	if (parse_num(s, len, i, major) || *i >= len || s[*i] != '.')
 		return -EINVAL;
@@ -151,8 +150,7 @@ static int python_version_from_name(const char *path, const char *prefix, bool l
 	/* ABI flags: "m" (<= 3.7), "d" (debug), "t" (free-threaded 3.13+), "u" (2.x wide). */
 	while (i < len && i < 16 && is_lower(b[i]) && !(lib && b[i] == 's'))
 		i++;
-	if (lib ? strncmp(b + i, ".so", 3) || (b[i + 3] != '\0' && b[i + 3] != '.')
-		: b[i] != '\0')
+	if (lib ? strncmp(b + i, ".so", 3) || (b[i + 3] != '\0' && b[i + 3] != '.') : b[i] != '\0')
 		return -EINVAL;
 	return put_version(ver, size, major, (int)minor);
 }
@@ -245,7 +243,7 @@ static bool java_version_start(const char *lc, size_t i)
 
 int runtime_jvm_version_from_path(const char *path, char *ver, size_t size)
 {
-	static const char *const words[] = { "jdk",	"jre",	  "java",    "temurin", "zulu",
+	static const char *const words[] = { "jdk",	 "jre",	    "java",   "temurin", "zulu",
 					     "corretto", "graalvm", "semeru", "liberica" };
 	const char *comp, *end;
 	char lc[NAME_MAX + 1];
@@ -301,7 +299,9 @@ int runtime_go_version_from_string(const char *s, size_t len, char *ver, size_t 
 int runtime_node_version_from_lib(const char *path, char *ver, size_t size)
 {
 	/* NODE_MODULE_VERSION of each release line (node/doc/abi_version_registry.json). */
-	static const struct { unsigned abi, major; } abis[] = {
+	static const struct {
+		unsigned abi, major;
+	} abis[] = {
 		{ 72, 12 },  { 79, 13 },  { 83, 14 },  { 88, 15 },  { 93, 16 },
 		{ 102, 17 }, { 108, 18 }, { 111, 19 }, { 115, 20 }, { 120, 21 },
 		{ 127, 22 }, { 131, 23 }, { 137, 24 },
@@ -338,11 +338,11 @@ int runtime_ruby_version_from_lib(const char *path, char *ver, size_t size)
 		return -EINVAL;
 	b += strlen("libruby");
 	len = strlen(b);
-	if (b[0] == '-') {			/* libruby-3.1.so.3.1 (Debian, ruby's default) */
+	if (b[0] == '-') { /* libruby-3.1.so.3.1 (Debian, ruby's default) */
 		i = 1;
-	} else if (!strncmp(b, ".so.", 4)) {	/* libruby.so.3.1 */
+	} else if (!strncmp(b, ".so.", 4)) { /* libruby.so.3.1 */
 		i = 4;
-	}					/* else libruby3.1.so */
+	} /* else libruby3.1.so */
 	if (parse_major_minor(b, len, &i, &major, &minor) || major < 1 || major > 9)
 		return -EINVAL;
 	if (b[i] != '\0' && b[i] != '.')
@@ -364,7 +364,10 @@ static int parse_triple(const char *s, size_t len, size_t *i, unsigned *major, u
 static int scan_node(const char *s, size_t len, char *ver, size_t size)
 {
 	/* NODE_VERSION in the user agent "node.js/v20.20.2" and NODE_RELEASE_URLBASE ".../v20.20.2/". */
-	static const struct { const char *marker; char term; } marks[] = {
+	static const struct {
+		const char *marker;
+		char term;
+	} marks[] = {
 		{ "node.js/v", '\0' },
 		{ "/download/release/v", '/' },
 	};
@@ -428,7 +431,8 @@ static int scan_python(const char *s, size_t len, char *ver, size_t size)
 			continue;
 		if (parse_triple(s, len, &j, &major, &minor) || minor > 99)
 			continue;
-		for (tail = 0; j < len && tail < 5 && (is_lower(s[j]) || is_digit(s[j]) || s[j] == '+');
+		for (tail = 0;
+		     j < len && tail < 5 && (is_lower(s[j]) || is_digit(s[j]) || s[j] == '+');
 		     tail++)
 			j++;
 		if (j >= len || s[j] != '\0')

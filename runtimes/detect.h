@@ -46,13 +46,13 @@ enum runtime_kind {
 
 struct runtime_info {
 	enum runtime_kind kind;
-	char version[32];	/* "3.11", "17", "1.19", "20", "3.1"; "" if unknown */
-	char display[64];	/* "CPython 3.11", "JVM (OpenJDK 17)", "Go 1.19", "Node.js 20",
+	char version[32]; /* "3.11", "17", "1.19", "20", "3.1"; "" if unknown */
+	char display[64]; /* "CPython 3.11", "JVM (OpenJDK 17)", "Go 1.19", "Node.js 20",
 				 * "Ruby 3.1", "native"; without the version when it is unknown */
 };
 
 struct runtime_detect_opts {
-	const char *proc_root;	/* default "/proc"; tests point it at a fake tree */
+	const char *proc_root; /* default "/proc"; tests point it at a fake tree */
 };
 
 /*

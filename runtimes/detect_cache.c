@@ -12,10 +12,10 @@
 #include "base/proc.h"
 
 struct entry {
-	int pid;			/* 0: free */
+	int pid; /* 0: free */
 	unsigned long long starttime;
 	uint64_t dev, ino;
-	uint64_t at_ms;			/* when it was detected */
+	uint64_t at_ms; /* when it was detected */
 	struct runtime_info info;
 };
 
@@ -70,8 +70,12 @@ static void store(int pid, unsigned long long starttime, uint64_t dev, uint64_t 
 	struct entry *e = slot(pid);
 
 	pthread_mutex_lock(&lock);
-	*e = (struct entry){ .pid = pid, .starttime = starttime, .dev = dev, .ino = ino,
-			     .at_ms = clock_mono_ms(), .info = *info };
+	*e = (struct entry){ .pid = pid,
+			     .starttime = starttime,
+			     .dev = dev,
+			     .ino = ino,
+			     .at_ms = clock_mono_ms(),
+			     .info = *info };
 	pthread_mutex_unlock(&lock);
 }
 

@@ -12,10 +12,10 @@
 #include <stddef.h>
 
 struct language_row {
-	const char *language;	/* "Native (C)" */
-	const char *versions;	/* "gcc 12, -O2, without frame pointers" */
-	const char *how;	/* what names the functions */
-	const char *test;	/* the test that proves it */
+	const char *language; /* "Native (C)" */
+	const char *versions; /* "gcc 12, -O2, without frame pointers" */
+	const char *how;      /* what names the functions */
+	const char *test;     /* the test that proves it */
 };
 
 /* The table and its length. */

@@ -15,10 +15,10 @@
 
 #include "base/clock.h"
 
-#define ERR_BODY_MAX 128		/* bytes of a non-200 body kept for the message */
+#define ERR_BODY_MAX 128 /* bytes of a non-200 body kept for the message */
 #define STATUS_LINE_MAX 80
 #define URL_MAX (sizeof("http://:65535") + NSHTTP_HOST_MAX + NSHTTP_PATH_LEN_MAX)
-#define DEADLINE_SLACK_MS 1000		/* beyond curl's own timeouts, in case they slip */
+#define DEADLINE_SLACK_MS 1000 /* beyond curl's own timeouts, in case they slip */
 #define USER_AGENT "slideops-profiler"
 
 /* --- pure helpers ------------------------------------------------------------------------- */
@@ -55,11 +55,11 @@ static bool valid_path(const char *p)
 
 int nshttp_req_check(const struct nshttp_req *r)
 {
-	if (!r || !valid_host(r->host) || !r->port || !valid_path(r->path) ||
-	    r->timeout_ms <= 0 || r->timeout_ms > NSHTTP_TIMEOUT_MAX_MS ||
-	    r->connect_ms < 0 || r->connect_ms > r->timeout_ms ||
-	    !r->max_bytes || r->max_bytes > NSHTTP_BODY_MAX_BYTES ||
-	    !r->max_header_bytes || r->max_header_bytes > NSHTTP_HEADER_MAX_BYTES)
+	if (!r || !valid_host(r->host) || !r->port || !valid_path(r->path) || r->timeout_ms <= 0 ||
+	    r->timeout_ms > NSHTTP_TIMEOUT_MAX_MS || r->connect_ms < 0 ||
+	    r->connect_ms > r->timeout_ms || !r->max_bytes ||
+	    r->max_bytes > NSHTTP_BODY_MAX_BYTES || !r->max_header_bytes ||
+	    r->max_header_bytes > NSHTTP_HEADER_MAX_BYTES)
 		return -EINVAL;
 	return 0;
 }
@@ -98,9 +98,9 @@ struct xfer {
 	long timeout_ms, connect_ms;
 	CURL *h;
 	bool added, done, wanted;
-	struct nshttp_res res;		/* copied out when the call succeeds */
+	struct nshttp_res res; /* copied out when the call succeeds */
 	size_t cap;
-	char errbody[ERR_BODY_MAX];	/* the start of a non-200 body */
+	char errbody[ERR_BODY_MAX]; /* the start of a non-200 body */
 	size_t errbody_len;
 	size_t header_bytes;
 	bool too_big, headers_too_big;
@@ -124,7 +124,7 @@ static size_t on_header(char *p, size_t size, size_t n, void *ctx)
 	x->header_bytes += len;
 	if (x->header_bytes > x->req->max_header_bytes) {
 		x->headers_too_big = true;
-		return 0;	/* aborts the transfer */
+		return 0; /* aborts the transfer */
 	}
 	return len;
 }
@@ -157,7 +157,7 @@ static size_t on_body(char *p, size_t size, size_t n, void *ctx)
 			ncap = max + 1;
 		tmp = realloc(r->body, ncap);
 		if (!tmp)
-			return 0;	/* res.err becomes -ENOMEM: too_big is not set */
+			return 0; /* res.err becomes -ENOMEM: too_big is not set */
 		r->body = tmp;
 		x->cap = ncap;
 	}
@@ -176,13 +176,11 @@ static int xfer_setup(struct xfer *x)
 	x->h = h;
 	/* HTTP only, never through a proxy (CURLOPT_PROXY "" overrides the environment), no
 	 * redirects, no Accept-Encoding (bodies are taken as sent), fresh connection. */
-	if (curl_easy_setopt(h, CURLOPT_URL, x->url) ||
-	    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L) ||
+	if (curl_easy_setopt(h, CURLOPT_URL, x->url) || curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L) ||
 	    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http") ||
 	    curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http") ||
 	    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L) ||
-	    curl_easy_setopt(h, CURLOPT_PROXY, "") ||
-	    curl_easy_setopt(h, CURLOPT_NOPROXY, "*") ||
+	    curl_easy_setopt(h, CURLOPT_PROXY, "") || curl_easy_setopt(h, CURLOPT_NOPROXY, "*") ||
 	    curl_easy_setopt(h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1) ||
 	    curl_easy_setopt(h, CURLOPT_FORBID_REUSE, 1L) ||
 	    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, x->connect_ms) ||
@@ -247,7 +245,7 @@ static int xfer_error(struct xfer *x, CURLcode rc, long status, char *note, size
 	case CURLE_PARTIAL_FILE:
 		snprintf(note, size, "the answer was cut short");
 		return -EPROTO;
-	case CURLE_UNSUPPORTED_PROTOCOL:	/* "Received HTTP/0.9 when not allowed" */
+	case CURLE_UNSUPPORTED_PROTOCOL: /* "Received HTTP/0.9 when not allowed" */
 	case CURLE_WEIRD_SERVER_REPLY:
 	case CURLE_BAD_CONTENT_ENCODING:
 	case CURLE_HTTP2:
@@ -266,7 +264,7 @@ static int xfer_error(struct xfer *x, CURLcode rc, long status, char *note, size
 	case CURLE_OUT_OF_MEMORY:
 		snprintf(note, size, "out of memory");
 		return -ENOMEM;
-	case CURLE_WRITE_ERROR:		/* on_body() could not grow the buffer */
+	case CURLE_WRITE_ERROR: /* on_body() could not grow the buffer */
 		snprintf(note, size, "out of memory for the answer");
 		return -ENOMEM;
 	default:
@@ -285,7 +283,7 @@ static void xfer_finish(struct xfer *x, CURLcode rc)
 	r->status = status;
 	r->err = 0;
 	if (rc == CURLE_OK && status == 200 && !r->body) {
-		r->body = malloc(1);	/* an empty body is still a buffer */
+		r->body = malloc(1); /* an empty body is still a buffer */
 		if (r->body)
 			r->body[0] = '\0';
 		else
@@ -327,8 +325,8 @@ static void xfer_abandon(struct xfer *x, int err)
 	r->body = NULL;
 	r->len = 0;
 	r->err = err;
-	snprintf(r->note, sizeof(r->note), "%s", err == -ETIMEDOUT ? "no answer in time" :
-								 "cancelled");
+	snprintf(r->note, sizeof(r->note), "%s",
+		 err == -ETIMEDOUT ? "no answer in time" : "cancelled");
 	snprintf(r->why, sizeof(r->why), "%s", r->note);
 }
 
@@ -389,8 +387,9 @@ static int run_all(struct xfer *x, size_t n, const struct nshttp_opts *opts)
 out:
 	for (i = 0; i < n; i++) {
 		if (!x[i].done)
-			xfer_abandon(&x[i], still && !err && clock_mono_ms() >= deadline ? -ETIMEDOUT :
-										    -ECANCELED);
+			xfer_abandon(&x[i], still && !err && clock_mono_ms() >= deadline ?
+						    -ETIMEDOUT :
+						    -ECANCELED);
 		if (x[i].added)
 			curl_multi_remove_handle(m, x[i].h);
 		curl_easy_cleanup(x[i].h);
@@ -404,7 +403,7 @@ out:
 /* --- the network namespace thread ----------------------------------------------------------- */
 
 struct ns_job {
-	int pid_dir_fd;			/* /proc/PID */
+	int pid_dir_fd; /* /proc/PID */
 	struct xfer *x;
 	size_t n;
 	const struct nshttp_opts *opts;
@@ -453,8 +452,8 @@ static int in_netns(struct ns_job *j)
 	return j->err;
 }
 
-int nshttp_get_all(int pid_dir_fd, const struct nshttp_req *req, struct nshttp_res *res,
-		   size_t n, const struct nshttp_opts *opts)
+int nshttp_get_all(int pid_dir_fd, const struct nshttp_req *req, struct nshttp_res *res, size_t n,
+		   const struct nshttp_opts *opts)
 {
 	struct ns_job j = { .pid_dir_fd = pid_dir_fd, .n = n, .opts = opts };
 	const struct nshttp_req *q;

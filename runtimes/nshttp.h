@@ -23,25 +23,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NSHTTP_MAX_REQUESTS 64			/* requests of one nshttp_get_all() */
-#define NSHTTP_HOST_MAX 48			/* host with its NUL: "[ffff:...:ffff]" fits */
-#define NSHTTP_PATH_LEN_MAX 1024		/* longest path, in characters */
-#define NSHTTP_TIMEOUT_MAX_MS (10 * 60 * 1000)	/* largest timeout_ms */
-#define NSHTTP_BODY_MAX_BYTES (1ul << 30)	/* largest max_bytes */
-#define NSHTTP_HEADER_MAX_BYTES (1u << 20)	/* largest max_header_bytes */
+#define NSHTTP_MAX_REQUESTS 64		       /* requests of one nshttp_get_all() */
+#define NSHTTP_HOST_MAX 48		       /* host with its NUL: "[ffff:...:ffff]" fits */
+#define NSHTTP_PATH_LEN_MAX 1024	       /* longest path, in characters */
+#define NSHTTP_TIMEOUT_MAX_MS (10 * 60 * 1000) /* largest timeout_ms */
+#define NSHTTP_BODY_MAX_BYTES (1ul << 30)      /* largest max_bytes */
+#define NSHTTP_HEADER_MAX_BYTES (1u << 20)     /* largest max_header_bytes */
 #define NSHTTP_NOTE_MAX 160
 #define NSHTTP_WHY_MAX 512
 
 /* One GET of http://@host:@port@path. */
 struct nshttp_req {
-	const char *host;	/* a literal address as in a URL: "127.0.0.1", "[::1]" */
-	uint16_t port;		/* not 0 */
-	const char *path;	/* "/debug/pprof/heap?gc=1": '/' first, then printable ASCII
+	const char *host;	 /* a literal address as in a URL: "127.0.0.1", "[::1]" */
+	uint16_t port;		 /* not 0 */
+	const char *path;	 /* "/debug/pprof/heap?gc=1": '/' first, then printable ASCII
 				 * without spaces or '#' */
-	int timeout_ms;		/* the whole exchange, connecting included */
-	int connect_ms;		/* connecting, at most timeout_ms; 0: timeout_ms */
-	size_t max_bytes;	/* a longer body is -EFBIG */
-	size_t max_header_bytes;	/* all response headers; more is -EFBIG */
+	int timeout_ms;		 /* the whole exchange, connecting included */
+	int connect_ms;		 /* connecting, at most timeout_ms; 0: timeout_ms */
+	size_t max_bytes;	 /* a longer body is -EFBIG */
+	size_t max_header_bytes; /* all response headers; more is -EFBIG */
 };
 
 /*
@@ -55,13 +55,13 @@ struct nshttp_req {
  */
 struct nshttp_res {
 	int err;
-	long status;		/* the HTTP status; 0 when none arrived */
-	char *body;		/* @err 0: the body with a NUL after it (never NULL, the caller
+	long status;		    /* the HTTP status; 0 when none arrived */
+	char *body;		    /* @err 0: the body with a NUL after it (never NULL, the caller
 				 * frees it); otherwise NULL */
-	size_t len;		/* bytes of @body without the NUL */
-	char note[NSHTTP_NOTE_MAX];	/* @err != 0, short: "HTTP 404", "no complete answer
+	size_t len;		    /* bytes of @body without the NUL */
+	char note[NSHTTP_NOTE_MAX]; /* @err != 0, short: "HTTP 404", "no complete answer
 					 * within 500 ms", "cannot connect (Connection refused)" */
-	char why[NSHTTP_WHY_MAX];	/* @err != 0, for a user: @note, or for a status
+	char why[NSHTTP_WHY_MAX];   /* @err != 0, for a user: @note, or for a status
 					 * "HTTP 404: 404 page not found" (nshttp_status_why()) */
 };
 
@@ -89,8 +89,8 @@ struct nshttp_opts {
  * -EINVAL (@n is 0 or above NSHTTP_MAX_REQUESTS, a request fails nshttp_req_check()), -ESRCH
  * (the process is gone), -EPERM/-EACCES (setns refused), -ENOMEM, -EAGAIN (no thread), -EIO.
  */
-int nshttp_get_all(int pid_dir_fd, const struct nshttp_req *req, struct nshttp_res *res,
-		   size_t n, const struct nshttp_opts *opts);
+int nshttp_get_all(int pid_dir_fd, const struct nshttp_req *req, struct nshttp_res *res, size_t n,
+		   const struct nshttp_opts *opts);
 
 /* --- pure helpers, no I/O ---------------------------------------------------------------- */
 

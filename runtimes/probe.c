@@ -15,7 +15,7 @@
 #include "symbols/procmaps.h"
 
 #define SCAN_CHUNK (1u << 20)
-#define SYMTAB_MAX (64u << 20)		/* .dynsym/.symtab and their string tables */
+#define SYMTAB_MAX (64u << 20) /* .dynsym/.symtab and their string tables */
 
 struct maps_ctx {
 	struct runtime_probe *p;
@@ -78,16 +78,15 @@ const char *runtime_probe_lib(const struct runtime_probe *p, bool (*match)(const
 	return NULL;
 }
 
-static const struct { const char *name; enum runtime_sym id; } interesting_syms[] = {
-	{ "Py_Version", RUNTIME_SYM_PY_VERSION },
-	{ "_PyRuntime", RUNTIME_SYM_PY },
-	{ "Py_Initialize", RUNTIME_SYM_PY },
-	{ "Py_BytesMain", RUNTIME_SYM_PY },
-	{ "_ZN4node5StartEiPPc", RUNTIME_SYM_NODE },	/* node::Start(int, char**) */
-	{ "node_module_register", RUNTIME_SYM_NODE },
-	{ "ruby_init", RUNTIME_SYM_RUBY },
-	{ "ruby_setup", RUNTIME_SYM_RUBY },
-	{ "ruby_run_node", RUNTIME_SYM_RUBY },
+static const struct {
+	const char *name;
+	enum runtime_sym id;
+} interesting_syms[] = {
+	{ "Py_Version", RUNTIME_SYM_PY_VERSION },     { "_PyRuntime", RUNTIME_SYM_PY },
+	{ "Py_Initialize", RUNTIME_SYM_PY },	      { "Py_BytesMain", RUNTIME_SYM_PY },
+	{ "_ZN4node5StartEiPPc", RUNTIME_SYM_NODE }, /* node::Start(int, char**) */
+	{ "node_module_register", RUNTIME_SYM_NODE }, { "ruby_init", RUNTIME_SYM_RUBY },
+	{ "ruby_setup", RUNTIME_SYM_RUBY },	      { "ruby_run_node", RUNTIME_SYM_RUBY },
 };
 
 static int note_sym(void *ctx, const char *name, const Elf64_Sym *sym)

@@ -23,12 +23,12 @@ struct elf_file;
 /* One ELF file being scanned: at most RUNTIME_SCAN_MAX bytes of it in all. */
 struct runtime_scan {
 	const struct elf_file *ef;
-	uint64_t budget;	/* bytes left to scan */
+	uint64_t budget; /* bytes left to scan */
 };
 
 /* The exported symbols that name an interpreter built into the executable. */
 enum runtime_sym {
-	RUNTIME_SYM_PY_VERSION,	/* Py_Version (3.11+): PY_VERSION_HEX */
+	RUNTIME_SYM_PY_VERSION, /* Py_Version (3.11+): PY_VERSION_HEX */
 	RUNTIME_SYM_PY,		/* _PyRuntime, Py_Initialize, Py_BytesMain */
 	RUNTIME_SYM_NODE,	/* node::Start, node_module_register */
 	RUNTIME_SYM_RUBY,	/* ruby_init, ruby_setup, ruby_run_node */
@@ -36,13 +36,13 @@ enum runtime_sym {
 };
 
 struct runtime_probe {
-	const char *root;		/* "/proc/PID/root", for base/safe_open */
-	char **paths;			/* mapped files in maps order, adjacent repeats dropped */
+	const char *root; /* "/proc/PID/root", for base/safe_open */
+	char **paths;	  /* mapped files in maps order, adjacent repeats dropped */
 	size_t npaths;
-	const struct elf_file *exe;	/* NULL in the first pass */
-	const char *exe_name;		/* the exe link's target name; may be NULL */
-	struct runtime_scan exe_scan;	/* the budget of @exe */
-	bool syms_done;			/* found[] and sym[] are filled (runtime_probe_syms) */
+	const struct elf_file *exe;   /* NULL in the first pass */
+	const char *exe_name;	      /* the exe link's target name; may be NULL */
+	struct runtime_scan exe_scan; /* the budget of @exe */
+	bool syms_done;		      /* found[] and sym[] are filled (runtime_probe_syms) */
 	bool found[RUNTIME_SYM_COUNT];
 	Elf64_Sym sym[RUNTIME_SYM_COUNT];
 };

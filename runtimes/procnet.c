@@ -16,10 +16,21 @@ struct tok {
 };
 
 /* Every field up to the inode; the kernel prints more after it (refcount, sk pointer, ...). */
-enum { F_SL, F_LOCAL, F_REMOTE, F_STATE, F_QUEUES, F_TIMER, F_RETR, F_UID, F_TIMEOUT, F_INODE,
-       F_NEEDED };
+enum {
+	F_SL,
+	F_LOCAL,
+	F_REMOTE,
+	F_STATE,
+	F_QUEUES,
+	F_TIMER,
+	F_RETR,
+	F_UID,
+	F_TIMEOUT,
+	F_INODE,
+	F_NEEDED
+};
 
-#define FIELD_MAX 64	/* longer than any field the kernel prints: "overlong" */
+#define FIELD_MAX 64 /* longer than any field the kernel prints: "overlong" */
 
 /* Exactly @n (1..8) hex digits at @p. */
 static int parse_hex32(const char *p, size_t n, uint32_t *out)
@@ -119,7 +130,7 @@ int procnet_parse_line(const char *line, size_t len, bool v6, struct procnet_ent
 		while (i < len && line[i] == ' ')
 			i++;
 		if (i == len)
-			return -EINVAL;	/* truncated: a field is missing */
+			return -EINVAL; /* truncated: a field is missing */
 		start = i;
 		while (i < len && line[i] != ' ') {
 			if ((unsigned char)line[i] < 0x21 || (unsigned char)line[i] > 0x7e)
@@ -134,8 +145,7 @@ int procnet_parse_line(const char *line, size_t len, bool v6, struct procnet_ent
 	}
 
 	p = f[F_SL].p;
-	if (f[F_SL].len < 2 || p[f[F_SL].len - 1] != ':' ||
-	    parse_dec(p, f[F_SL].len - 1, 10, &v))
+	if (f[F_SL].len < 2 || p[f[F_SL].len - 1] != ':' || parse_dec(p, f[F_SL].len - 1, 10, &v))
 		return -EINVAL;
 	if (parse_endpoint(&f[F_LOCAL], v6, e.addr, &e.port) ||
 	    parse_endpoint(&f[F_REMOTE], v6, raddr, &rport))
@@ -222,8 +232,8 @@ static int on_listening(void *ctx, const struct procnet_entry *e)
 	return 0;
 }
 
-int procnet_listening(const char *buf, size_t len, bool v6, struct procnet_entry *out,
-		      size_t max, size_t *total)
+int procnet_listening(const char *buf, size_t len, bool v6, struct procnet_entry *out, size_t max,
+		      size_t *total)
 {
 	struct listening_ctx c = { .out = out, .max = out ? max : 0 };
 	int err;

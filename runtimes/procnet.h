@@ -16,15 +16,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROCNET_TCP_LISTEN 0x0a	/* TCP_LISTEN in include/net/tcp_states.h */
+#define PROCNET_TCP_LISTEN 0x0a /* TCP_LISTEN in include/net/tcp_states.h */
 
 struct procnet_entry {
-	bool v6;		/* from tcp6 */
-	uint8_t addr[16];	/* local address in network byte order; IPv4: the first 4 bytes */
-	uint16_t port;		/* local port */
-	uint8_t state;		/* PROCNET_TCP_LISTEN, 0x01 established, 0x06 time wait */
+	bool v6;	  /* from tcp6 */
+	uint8_t addr[16]; /* local address in network byte order; IPv4: the first 4 bytes */
+	uint16_t port;	  /* local port */
+	uint8_t state;	  /* PROCNET_TCP_LISTEN, 0x01 established, 0x06 time wait */
 	uint32_t uid;
-	uint64_t inode;		/* "socket:[N]" in /proc/PID/fd; 0 for time wait */
+	uint64_t inode; /* "socket:[N]" in /proc/PID/fd; 0 for time wait */
 };
 
 /*
@@ -50,8 +50,8 @@ int procnet_parse(const char *buf, size_t len, bool v6, procnet_fn_t fn, void *c
  * @out (at most @max; *@total, if not NULL, counts them all). Returns how many were stored, or
  * -EINVAL as procnet_parse().
  */
-int procnet_listening(const char *buf, size_t len, bool v6, struct procnet_entry *out,
-		      size_t max, size_t *total);
+int procnet_listening(const char *buf, size_t len, bool v6, struct procnet_entry *out, size_t max,
+		      size_t *total);
 
 /*
  * Writes the local address of @e as used in a URL: "127.0.0.1", "[::1]", "[fe80::1]" (at most

@@ -13,10 +13,10 @@
 #include "base/text.h"
 
 struct elf_file {
-	int fd;			/* -1: in memory */
+	int fd; /* -1: in memory */
 	const uint8_t *mem;
 	uint64_t size;
-	uint64_t allocated;	/* bytes on disk (st_blocks), 0: unknown */
+	uint64_t allocated; /* bytes on disk (st_blocks), 0: unknown */
 	bool is64, swap;
 	bool shdrs_ignored;
 	Elf64_Ehdr eh;
@@ -24,7 +24,7 @@ struct elf_file {
 	size_t phnum;
 	Elf64_Shdr *shdrs;
 	size_t shnum;
-	char *shstrtab;		/* NUL-terminated; NULL: sections are nameless */
+	char *shstrtab; /* NUL-terminated; NULL: sections are nameless */
 	uint64_t shstrtab_len;
 };
 
@@ -50,9 +50,9 @@ static uint64_t rd(const struct elf_file *ef, const uint8_t *p, size_t n)
 }
 
 /* Field @f of the ELF32 struct @t32 or ELF64 struct @t64 found at @raw, by the file's class. */
-#define FIELD(ef, raw, t32, t64, f)                                                          \
-	((ef)->is64 ? rd(ef, (const uint8_t *)(raw) + offsetof(t64, f), sizeof(((t64 *)0)->f)) \
-		    : rd(ef, (const uint8_t *)(raw) + offsetof(t32, f), sizeof(((t32 *)0)->f)))
+#define FIELD(ef, raw, t32, t64, f)                                                              \
+	((ef)->is64 ? rd(ef, (const uint8_t *)(raw) + offsetof(t64, f), sizeof(((t64 *)0)->f)) : \
+		      rd(ef, (const uint8_t *)(raw) + offsetof(t32, f), sizeof(((t32 *)0)->f)))
 
 int elf_file__read_into(const struct elf_file *ef, uint64_t off, uint64_t len, void *buf)
 {
@@ -216,7 +216,8 @@ static bool table_fits(const struct elf_file *ef, uint64_t off, uint64_t n, uint
 
 /* Reads @n entries of @ent bytes at @off and decodes them into @out (@outsz bytes each). */
 static int read_table(struct elf_file *ef, uint64_t off, size_t n, size_t ent, void **out,
-		      size_t outsz, void (*decode)(const struct elf_file *, const uint8_t *, void *))
+		      size_t outsz,
+		      void (*decode)(const struct elf_file *, const uint8_t *, void *))
 {
 	uint8_t *raw, *tab;
 	size_t i;
@@ -563,7 +564,7 @@ int elf_file__find_note(const struct elf_file *ef, const char *name, uint32_t ty
 			continue;
 		err = elf_file__read(ef, ph->p_offset, ph->p_filesz, &buf);
 		if (err == -EINVAL)
-			continue;	/* outside the file */
+			continue; /* outside the file */
 		if (err)
 			return err;
 		off = 0;

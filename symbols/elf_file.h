@@ -51,15 +51,15 @@
  */
 enum elf_skip_kind {
 	ELF_SKIP_NONE,
-	ELF_SKIP_OVER_LIMIT,	/* @what claims @claimed bytes, over the @limit bytes read */
-	ELF_SKIP_SPARSE,	/* @what claims @claimed bytes, the file has @limit on disk */
-	ELF_SKIP_COUNT,		/* @what holds @claimed symbols, over the @limit kept */
-	ELF_SKIP_FILE,		/* the file is @claimed bytes, over the @limit */
+	ELF_SKIP_OVER_LIMIT, /* @what claims @claimed bytes, over the @limit bytes read */
+	ELF_SKIP_SPARSE,     /* @what claims @claimed bytes, the file has @limit on disk */
+	ELF_SKIP_COUNT,	     /* @what holds @claimed symbols, over the @limit kept */
+	ELF_SKIP_FILE,	     /* the file is @claimed bytes, over the @limit */
 };
 
 struct elf_skip {
 	enum elf_skip_kind kind;
-	char what[24];		/* a section name as the file spells it, made valid UTF-8 */
+	char what[24]; /* a section name as the file spells it, made valid UTF-8 */
 	uint64_t claimed, limit;
 };
 
@@ -76,7 +76,7 @@ void elf_skip_set(struct elf_skip *skip, enum elf_skip_kind kind, const char *wh
 size_t elf_skip_format(const struct elf_skip *skip, char *buf, size_t size);
 
 struct elf_file_opts {
-	uint64_t max_file_size;	/* larger files give -EFBIG; default 2 GiB */
+	uint64_t max_file_size; /* larger files give -EFBIG; default 2 GiB */
 	struct elf_skip *skip;	/* non-NULL: receives ELF_SKIP_FILE with that -EFBIG */
 };
 
@@ -166,8 +166,8 @@ uint32_t elf_file__word(const struct elf_file *ef, const void *raw);
 
 struct elf_note {
 	uint32_t type;
-	uint32_t namesz, descsz;	/* namesz counts the name's NUL */
-	const char *name;		/* inside the walked buffer */
+	uint32_t namesz, descsz; /* namesz counts the name's NUL */
+	const char *name;	 /* inside the walked buffer */
 	const uint8_t *desc;
 };
 

@@ -48,7 +48,7 @@ struct elf_sym {
 	uint64_t start;
 	uint64_t end;	/* [start, end); while loading: st_size, or its section's end if unsized */
 	uint32_t name;	/* offset in names; while loading: st_name */
-	uint32_t order;	/* load order (.symtab, then .dynsym, in table order): last tie-break */
+	uint32_t order; /* load order (.symtab, then .dynsym, in table order): last tie-break */
 	uint8_t rank;	/* lower wins among symbols at one address; while loading: the binding */
 	bool sized;
 };
@@ -60,22 +60,22 @@ struct elf_seg {
 struct elf_symtab {
 	struct elf_sym *syms;
 	size_t nsyms, syms_cap;
-	char *names;	/* the kept names only, back to back */
+	char *names; /* the kept names only, back to back */
 	size_t names_len, names_cap;
 	char **demangled;	/* lazily allocated, one slot per symbol */
-	size_t demangled_bytes;	/* held by the demangled names, at most DEMANGLE_CACHE_MAX */
+	size_t demangled_bytes; /* held by the demangled names, at most DEMANGLE_CACHE_MAX */
 	struct elf_seg *segs;
 	size_t nsegs;
 	unsigned e_type;
 	bool stripped;
 	char build_id[ELF_BUILD_ID_HEX_MAX];
 	char go_build_id[GO_BUILD_ID_MAX];
-	struct elf_skip *skip;	/* the caller's, during the load only; may be NULL */
+	struct elf_skip *skip; /* the caller's, during the load only; may be NULL */
 };
 
 struct notes {
-	char *build_id;		/* ELF_BUILD_ID_HEX_MAX bytes */
-	char *go_build_id;	/* GO_BUILD_ID_MAX bytes or NULL */
+	char *build_id;	   /* ELF_BUILD_ID_HEX_MAX bytes */
+	char *go_build_id; /* GO_BUILD_ID_MAX bytes or NULL */
 };
 
 static void hex_encode(const uint8_t *in, size_t n, char *out)
@@ -90,8 +90,8 @@ static void hex_encode(const uint8_t *in, size_t n, char *out)
 	out[2 * n] = '\0';
 }
 
-static void scan_note_data(const struct elf_file *ef, const void *buf, size_t len,
-			   uint64_t align, struct notes *n)
+static void scan_note_data(const struct elf_file *ef, const void *buf, size_t len, uint64_t align,
+			   struct notes *n)
 {
 	struct elf_note nh;
 	size_t off = 0, i;
@@ -115,8 +115,8 @@ static void scan_note_data(const struct elf_file *ef, const void *buf, size_t le
 }
 
 /* Reads and scans the notes at [@off, @off + @len); a range outside the file is skipped. */
-static int scan_note_range(const struct elf_file *ef, uint64_t off, uint64_t len,
-			   uint64_t align, struct notes *n)
+static int scan_note_range(const struct elf_file *ef, uint64_t off, uint64_t len, uint64_t align,
+			   struct notes *n)
 {
 	void *buf;
 	int err;
@@ -247,13 +247,13 @@ static bool has_start(const struct elf_sym *syms, size_t n, uint64_t start)
  */
 struct strwin {
 	const struct elf_file *ef;
-	uint64_t off, size;	/* the table in the file */
+	uint64_t off, size; /* the table in the file */
 	char *buf;
 	size_t cap;
-	uint64_t at;		/* table offset of buf[0] */
+	uint64_t at; /* table offset of buf[0] */
 	size_t len;
-	uint64_t mark;		/* no NUL in [last name asked, mark) */
-	bool mark_nul;		/* and the byte at mark is one */
+	uint64_t mark; /* no NUL in [last name asked, mark) */
+	bool mark_nul; /* and the byte at mark is one */
 };
 
 /* Makes the window hold [@from, @to); @to - @from <= cap, or @to is the table end. */
@@ -698,8 +698,10 @@ int elf_symtab__from_fd(int fd, const struct elf_symtab_opts *opts, struct elf_s
 	if (fd < 0 || !out)
 		return -EINVAL;
 	fill_opts(opts, &o);
-	err = elf_file__open(fd, &(struct elf_file_opts){ .max_file_size = o.max_file_size,
-							  .skip = o.skip }, &ef);
+	err = elf_file__open(fd,
+			     &(struct elf_file_opts){ .max_file_size = o.max_file_size,
+						      .skip = o.skip },
+			     &ef);
 	if (err)
 		return err;
 	err = load_elf(ef, &o, out);
@@ -719,7 +721,8 @@ int elf_symtab__from_memory(const void *buf, size_t len, const struct elf_symtab
 	fill_opts(opts, &o);
 	err = elf_file__open_memory(buf, len,
 				    &(struct elf_file_opts){ .max_file_size = o.max_file_size,
-							     .skip = o.skip }, &ef);
+							     .skip = o.skip },
+				    &ef);
 	if (err)
 		return err;
 	err = load_elf(ef, &o, out);
@@ -736,8 +739,8 @@ int elf_read_ident(int fd, struct elf_ident *out)
 
 	if (fd < 0 || !out)
 		return -EINVAL;
-	err = elf_file__open(fd, &(struct elf_file_opts){ .max_file_size = ELF_SYMTAB_MAX_FILE_DEFAULT },
-			     &ef);
+	err = elf_file__open(
+		fd, &(struct elf_file_opts){ .max_file_size = ELF_SYMTAB_MAX_FILE_DEFAULT }, &ef);
 	if (err)
 		return err;
 	id.has_symtab = elf_file__section_by_type(ef, SHT_SYMTAB, NULL) > 0;
@@ -814,7 +817,8 @@ int elf_symtab__file_to_vaddr(const struct elf_symtab *st, uint64_t off, uint64_
 	for (i = 0; i < st->nsegs; i++) {
 		g = &st->segs[i];
 		page = g->align >= 4096 && g->align <= 65536 && !(g->align & (g->align - 1)) ?
-			       g->align : 4096;
+			       g->align :
+			       4096;
 		lo = g->offset & ~(page - 1);
 		hi = g->offset + g->filesz + page - 1;
 		if (hi < g->offset)

@@ -28,7 +28,7 @@ struct elf_skip;
 
 struct elf_symtab_opts {
 	size_t max_syms;	/* symbols kept at most; more gives -E2BIG; default 4 Mi */
-	uint64_t max_file_size;	/* larger files give -EFBIG; default 2 GiB */
+	uint64_t max_file_size; /* larger files give -EFBIG; default 2 GiB */
 	/*
 	 * Non-NULL: receives the first symbol or string table a limit kept from being read
 	 * (elf_file.h; ELF_SKIP_NONE when none was), whether the load then fails (-EFBIG,
@@ -54,8 +54,8 @@ int elf_symtab__from_memory(const void *buf, size_t len, const struct elf_symtab
 void elf_symtab__free(struct elf_symtab *st);
 
 struct elf_ident {
-	char build_id[ELF_BUILD_ID_HEX_MAX];	/* hex GNU build id, "" if none */
-	bool has_symtab;			/* a .symtab section is present */
+	char build_id[ELF_BUILD_ID_HEX_MAX]; /* hex GNU build id, "" if none */
+	bool has_symtab;		     /* a .symtab section is present */
 };
 
 /*

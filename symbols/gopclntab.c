@@ -43,25 +43,25 @@
 #define RDCACHE_SIZE (256u << 10)
 
 struct inl_entry {
-	int32_t name_off;	/* into funcnametab */
-	uint32_t parent_pc;	/* offset from the function's entry */
+	int32_t name_off;   /* into funcnametab */
+	uint32_t parent_pc; /* offset from the function's entry */
 };
 
 struct inl_tree {
-	uint32_t start, count;	/* in gopclntab.inl; count 0: none */
+	uint32_t start, count; /* in gopclntab.inl; count 0: none */
 };
 
 struct gopclntab {
-	uint8_t *data;		/* the table, NUL-terminated */
+	uint8_t *data; /* the table, NUL-terminated */
 	uint64_t len;
-	uint64_t foff, vaddr;	/* file offset and virtual address of data[0] */
+	uint64_t foff, vaddr; /* file offset and virtual address of data[0] */
 	unsigned ver, ptrsize, quantum;
 	bool big;
 	uint64_t nfunc;
-	uint64_t text_start;	/* 1.18+: base of the entry offsets */
+	uint64_t text_start; /* 1.18+: base of the entry offsets */
 	/* Regions of data: funcnametab, cutab, filetab, pctab, then pclntable to the end. */
 	uint64_t fname_off, fname_len, cu_off, cu_len, file_off, file_len, pc_off, pc_len, ln_off;
-	struct inl_tree *trees;	/* per function, or NULL */
+	struct inl_tree *trees; /* per function, or NULL */
 	struct inl_entry *inl;
 	size_t ninl;
 };
@@ -71,7 +71,7 @@ struct fn {
 	int32_t name_off;
 	uint32_t pcfile, pcln, npcdata, cu_off;
 	uint8_t nfuncdata;
-	uint64_t pcdata;	/* offset in data of the pcdata offsets */
+	uint64_t pcdata; /* offset in data of the pcdata offsets */
 };
 
 static uint32_t get32(bool big, const uint8_t *p)
@@ -282,7 +282,7 @@ static unsigned varint(const struct gopclntab *t, uint64_t p, uint64_t end, uint
 }
 
 struct pcv {
-	uint64_t p, end;	/* in data */
+	uint64_t p, end; /* in data */
 	uint64_t pc;
 	int32_t val;
 	bool first;
@@ -292,8 +292,11 @@ static int pcv_init(const struct gopclntab *t, struct pcv *it, uint32_t off, uin
 {
 	if (!off || off >= t->pc_len)
 		return -ENOENT;
-	*it = (struct pcv){ .p = t->pc_off + off, .end = t->pc_off + t->pc_len, .pc = entry,
-			    .val = -1, .first = true };
+	*it = (struct pcv){ .p = t->pc_off + off,
+			    .end = t->pc_off + t->pc_len,
+			    .pc = entry,
+			    .val = -1,
+			    .first = true };
 	return 0;
 }
 
@@ -341,8 +344,7 @@ static int pcvalue(const struct gopclntab *t, uint32_t off, uint64_t entry, uint
 	return err ? err : -ENOENT;
 }
 
-static int pcdata_off(const struct gopclntab *t, const struct fn *f, uint32_t table,
-		      uint32_t *off)
+static int pcdata_off(const struct gopclntab *t, const struct fn *f, uint32_t table, uint32_t *off)
 {
 	if (table >= f->npcdata)
 		return -ENOENT;
@@ -377,8 +379,7 @@ static void file_line(const struct gopclntab *t, const struct fn *f, uint64_t pc
 
 /* ---- lookup ---- */
 
-int gopclntab__lookup(const struct gopclntab *t, uint64_t pc, struct go_frame *frames,
-		      size_t max)
+int gopclntab__lookup(const struct gopclntab *t, uint64_t pc, struct go_frame *frames, size_t max)
 {
 	struct go_frame tmp[GOPCLNTAB_MAX_DEPTH];
 	const struct inl_tree *tree = NULL;
@@ -474,7 +475,8 @@ static int off_to_vaddr(const struct elf_file *ef, uint64_t off, uint64_t *vaddr
 	size_t i;
 
 	for (i = 0; (ph = elf_file__phdr(ef, i)); i++) {
-		if (ph->p_type == PT_LOAD && off >= ph->p_offset && off - ph->p_offset < ph->p_filesz) {
+		if (ph->p_type == PT_LOAD && off >= ph->p_offset &&
+		    off - ph->p_offset < ph->p_filesz) {
 			*vaddr = ph->p_vaddr + (off - ph->p_offset);
 			return 0;
 		}
@@ -567,7 +569,8 @@ static int find_moduledata(const struct gopclntab *t, const struct elf_file *ef,
 					continue;
 				if (getw(t->big, ps, md + ps) != t->vaddr + t->fname_off ||
 				    (t->text_start &&
-				     getw(t->big, ps, md + MODDATA_TEXT_WORD * ps) != t->text_start))
+				     getw(t->big, ps, md + MODDATA_TEXT_WORD * ps) !=
+					     t->text_start))
 					continue;
 				*text = getw(t->big, ps, md + MODDATA_TEXT_WORD * ps);
 				*gofunc = getw(t->big, ps, md + gw * ps);
@@ -604,8 +607,7 @@ static int inltree_addr(const struct gopclntab *t, const struct fn *f, uint64_t 
 }
 
 /* Largest value of pc-value table @off of @f (-1 if none); *budget bounds the steps. */
-static int32_t table_max(const struct gopclntab *t, uint32_t off, uint64_t entry,
-			 uint64_t *budget)
+static int32_t table_max(const struct gopclntab *t, uint32_t off, uint64_t entry, uint64_t *budget)
 {
 	int32_t max = -1;
 	struct pcv it;

@@ -49,7 +49,7 @@ struct elf_file;
 struct elf_skip;
 
 struct gopclntab_opts {
-	bool scan;	/* no .gopclntab section: scan the read-only segments for the header */
+	bool scan; /* no .gopclntab section: scan the read-only segments for the header */
 	/* Non-NULL: receives why with -E2BIG and -EFBIG (elf_file.h; untouched otherwise). */
 	struct elf_skip *skip;
 };
@@ -57,10 +57,10 @@ struct gopclntab_opts {
 struct gopclntab;
 
 struct go_frame {
-	const char *name;	/* function name as Go prints it; borrowed from the table */
-	const char *file;	/* source file as recorded at build time, or NULL; borrowed */
-	uint32_t line;		/* 0 if unknown */
-	bool inlined;		/* inlined into the next frame */
+	const char *name; /* function name as Go prints it; borrowed from the table */
+	const char *file; /* source file as recorded at build time, or NULL; borrowed */
+	uint32_t line;	  /* 0 if unknown */
+	bool inlined;	  /* inlined into the next frame */
 };
 
 /*
@@ -85,8 +85,7 @@ void gopclntab__free(struct gopclntab *t);
  * Returns n >= 1, -ENOENT if no function holds @pc, -EINVAL for a malformed entry (or @max 0).
  * The strings are borrowed and live as long as @t.
  */
-int gopclntab__lookup(const struct gopclntab *t, uint64_t pc, struct go_frame *frames,
-		      size_t max);
+int gopclntab__lookup(const struct gopclntab *t, uint64_t pc, struct go_frame *frames, size_t max);
 
 /* 116, 118 or 120: the layout (Go 1.16/1.17, 1.18/1.19, 1.20+). */
 unsigned gopclntab__version(const struct gopclntab *t);

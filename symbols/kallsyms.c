@@ -10,7 +10,7 @@
 #include "base/fileio.h"
 
 struct kallsyms {
-	char *buf;		/* the file, cut into NUL-terminated names in place */
+	char *buf; /* the file, cut into NUL-terminated names in place */
 	struct ksym *syms;
 	size_t n;
 };
@@ -80,8 +80,8 @@ int kallsyms__load(const char *path, struct kallsyms **out)
 	k = calloc(1, sizeof(*k));
 	if (!k)
 		return -ENOMEM;
-	err = read_file_bounded(AT_FDCWD, path ? path : "/proc/kallsyms", KALLSYMS_MAX_BYTES, &k->buf,
-				&len);
+	err = read_file_bounded(AT_FDCWD, path ? path : "/proc/kallsyms", KALLSYMS_MAX_BYTES,
+				&k->buf, &len);
 	if (err)
 		goto err_free;
 	for (line = k->buf; line < k->buf + len; line = nl + 1) {

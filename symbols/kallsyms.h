@@ -19,8 +19,8 @@ struct kallsyms;
 
 struct ksym {
 	uint64_t addr;
-	const char *name;	/* borrowed from the kallsyms object */
-	const char *module;	/* "[nf_tables]" for a module symbol, NULL for the core kernel */
+	const char *name;   /* borrowed from the kallsyms object */
+	const char *module; /* "[nf_tables]" for a module symbol, NULL for the core kernel */
 };
 
 /*

@@ -73,8 +73,8 @@ int procmaps_parse_line(char *line, struct procmaps_entry *out)
 		return -EINVAL;
 	p += 4;
 	if (expect(&p, ' ') || parse_hex(&p, &e.offset, 16) || expect(&p, ' ') ||
-	    parse_hex(&p, &maj, 8) || expect(&p, ':') || parse_hex(&p, &min, 8) || expect(&p, ' ') ||
-	    parse_dec_u64(&p, UINT64_MAX, &e.inode))
+	    parse_hex(&p, &maj, 8) || expect(&p, ':') || parse_hex(&p, &min, 8) ||
+	    expect(&p, ' ') || parse_dec_u64(&p, UINT64_MAX, &e.inode))
 		return -EINVAL;
 	e.dev_major = (uint32_t)maj;
 	e.dev_minor = (uint32_t)min;

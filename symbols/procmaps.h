@@ -20,17 +20,17 @@ enum procmaps_perm {
 	PROCMAPS_READ = 1u << 0,
 	PROCMAPS_WRITE = 1u << 1,
 	PROCMAPS_EXEC = 1u << 2,
-	PROCMAPS_SHARED = 1u << 3,	/* 's'; 'p' (private) otherwise */
+	PROCMAPS_SHARED = 1u << 3, /* 's'; 'p' (private) otherwise */
 };
 
 struct procmaps_entry {
-	uint64_t start, end;		/* [start, end), start < end */
-	uint64_t offset;		/* file offset of start */
-	uint64_t inode;			/* 0 for anonymous and pseudo mappings */
+	uint64_t start, end; /* [start, end), start < end */
+	uint64_t offset;     /* file offset of start */
+	uint64_t inode;	     /* 0 for anonymous and pseudo mappings */
 	uint32_t dev_major, dev_minor;
-	uint32_t perms;			/* enum procmaps_perm bits */
-	bool deleted;			/* path had the " (deleted)" suffix (removed from path) */
-	const char *path;		/* "" when anonymous; points into the parsed line */
+	uint32_t perms;	  /* enum procmaps_perm bits */
+	bool deleted;	  /* path had the " (deleted)" suffix (removed from path) */
+	const char *path; /* "" when anonymous; points into the parsed line */
 };
 
 /*

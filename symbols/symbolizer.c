@@ -65,33 +65,33 @@ struct dso_alias;
 
 /* One ELF file's symbols, shared by every mapping of it. */
 struct dso {
-	struct elf_symtab *st;		/* NULL: not a readable ELF (a cached negative answer) */
-	struct gopclntab *go;		/* Go binaries: names and file:line from .gopclntab */
-	const char *build_id;		/* borrowed from st, or NULL */
-	int refcnt;			/* mappings of process snapshots using it */
+	struct elf_symtab *st; /* NULL: not a readable ELF (a cached negative answer) */
+	struct gopclntab *go;  /* Go binaries: names and file:line from .gopclntab */
+	const char *build_id;  /* borrowed from st, or NULL */
+	int refcnt;	       /* mappings of process snapshots using it */
 	bool in_bid_hash;
-	struct dso *bid_next;		/* build id hash chain */
-	struct dso_alias *aliases;	/* the (dev, inode) keys that lead here */
-	struct list lru;		/* in symbolizer.dso_lru; head = least recently used */
+	struct dso *bid_next;	   /* build id hash chain */
+	struct dso_alias *aliases; /* the (dev, inode) keys that lead here */
+	struct list lru;	   /* in symbolizer.dso_lru; head = least recently used */
 };
 
 struct dso_alias {
 	uint64_t dev, ino;
 	struct dso *dso;
-	struct dso_alias *hnext;	/* hash chain */
-	struct dso_alias *dnext;	/* the dso's aliases */
+	struct dso_alias *hnext; /* hash chain */
+	struct dso_alias *dnext; /* the dso's aliases */
 };
 
 struct pmap {
 	uint64_t start, end, offset;
-	struct dso *dso;		/* a reference, or NULL */
-	uint32_t path;			/* offset in proc.strs */
+	struct dso *dso; /* a reference, or NULL */
+	uint32_t path;	 /* offset in proc.strs */
 	bool vdso;
 };
 
 struct proc {
 	int tgid;
-	struct pmap *maps;		/* executable mappings, sorted by start */
+	struct pmap *maps; /* executable mappings, sorted by start */
 	size_t n;
 	char *strs;
 	struct proc *hnext;
@@ -102,7 +102,7 @@ struct symbolizer {
 	char *proc_root;
 	size_t max_dsos, max_processes;
 
-	struct proc **procs;		/* hash by tgid */
+	struct proc **procs; /* hash by tgid */
 	size_t procs_mask;
 	struct list proc_lru;
 
@@ -118,8 +118,8 @@ struct symbolizer {
 	struct symbolizer_stats stats;
 
 	struct sym_refused refused[SYMBOLIZER_MAX_REFUSED];
-	uint64_t refused_keys[SYMBOLIZER_MAX_REFUSED_COUNTED][2];	/* dev, inode */
-	size_t nrefused;	/* distinct files, at most SYMBOLIZER_MAX_REFUSED_COUNTED */
+	uint64_t refused_keys[SYMBOLIZER_MAX_REFUSED_COUNTED][2]; /* dev, inode */
+	size_t nrefused; /* distinct files, at most SYMBOLIZER_MAX_REFUSED_COUNTED */
 };
 
 static size_t pow2_at_least(size_t n)
@@ -182,7 +182,9 @@ static int dso_add_alias(struct symbolizer *s, struct dso *d, uint64_t dev, uint
 	if (!a)
 		return -ENOMEM;
 	b = &s->alias_hash[hash_u64(dev * 31 + ino) & s->dso_mask];
-	*a = (struct dso_alias){ .dev = dev, .ino = ino, .dso = d, .hnext = *b, .dnext = d->aliases };
+	*a = (struct dso_alias){
+		.dev = dev, .ino = ino, .dso = d, .hnext = *b, .dnext = d->aliases
+	};
 	*b = a;
 	d->aliases = a;
 	return 0;
@@ -371,7 +373,8 @@ size_t symbolizer_refused_note(const struct sym_refused *r, size_t n, size_t tot
 	       total == 1 ? "file was" : "files were",
 	       any_size && any_unsafe ? " (over the size limits, or unsafe to open)" :
 	       any_unsafe	      ? " (unsafe to open)" :
-	       any_size		      ? " (over the size limits)" : "");
+	       any_size		      ? " (over the size limits)" :
+					"");
 	for (i = 0; i < n; i++)
 		append(buf, size, &len, "%s %s (%s)", i ? "," : ":", r[i].path, r[i].reason);
 	if (total > n)
@@ -415,7 +418,7 @@ static int open_mapped_file(struct symbolizer *s, int tgid, const struct procmap
  * says it is there.
  */
 static struct gopclntab *go_load(int fd, const struct elf_symtab *st, int tgid, const char *path,
-				  struct elf_skip *skip)
+				 struct elf_skip *skip)
 {
 	struct gopclntab_opts opts = { .scan = elf_symtab__go_build_id(st) != NULL, .skip = skip };
 	struct gopclntab *go = NULL;
@@ -834,7 +837,8 @@ int symbolizer__new(const struct symbolizer_opts *opts, struct symbolizer **out)
 	list_init(&s->proc_lru);
 	list_init(&s->dso_lru);
 	s->max_dsos = opts && opts->max_dsos ? opts->max_dsos : DEFAULT_MAX_DSOS;
-	s->max_processes = opts && opts->max_processes ? opts->max_processes : DEFAULT_MAX_PROCESSES;
+	s->max_processes = opts && opts->max_processes ? opts->max_processes :
+							 DEFAULT_MAX_PROCESSES;
 	s->proc_root = strdup(opts && opts->proc_root ? opts->proc_root : DEFAULT_PROC_ROOT);
 	s->procs_mask = pow2_at_least(s->max_processes) - 1;
 	s->dso_mask = pow2_at_least(2 * s->max_dsos) - 1;

@@ -17,25 +17,25 @@
 #include <stdint.h>
 
 struct sym_frame {
-	const char *name;	/* function, or NULL if unnamed; borrowed */
-	const char *file;	/* source file or NULL; borrowed */
-	uint32_t line;		/* 0 if unknown */
-	const char *dso;	/* the mapping's path as the process sees it, "[kernel.kallsyms]",
+	const char *name;     /* function, or NULL if unnamed; borrowed */
+	const char *file;     /* source file or NULL; borrowed */
+	uint32_t line;	      /* 0 if unknown */
+	const char *dso;      /* the mapping's path as the process sees it, "[kernel.kallsyms]",
 				 * "[vdso]", "[anon]"; borrowed, never NULL on success */
-	const char *build_id;	/* hex GNU build id, or NULL; borrowed */
-	uint64_t dso_addr;	/* address relative to the file's load base (addr2line form) */
-	bool stripped;		/* the dso is an ELF file without .symtab (names from .dynsym
+	const char *build_id; /* hex GNU build id, or NULL; borrowed */
+	uint64_t dso_addr;    /* address relative to the file's load base (addr2line form) */
+	bool stripped;	      /* the dso is an ELF file without .symtab (names from .dynsym
 				 * only, or none); false for anything not read as an ELF file
 				 * (anon, [vdso], unreadable or deleted files) */
 	bool kernel;
-	bool go;		/* Go code: name and file:line from the binary's .gopclntab
+	bool go; /* Go code: name and file:line from the binary's .gopclntab
 				 * (even when stripped); the frame's language is Go */
 };
 
 struct symbolizer_opts {
-	const char *proc_root;	/* default "/proc" */
-	size_t max_dsos;	/* ELF cache bound; default 512 */
-	size_t max_processes;	/* process snapshot bound; default 8192 */
+	const char *proc_root; /* default "/proc" */
+	size_t max_dsos;       /* ELF cache bound; default 512 */
+	size_t max_processes;  /* process snapshot bound; default 8192 */
 };
 
 struct symbolizer;
@@ -83,11 +83,11 @@ int symbolizer__kernel_status(struct symbolizer *s);
 
 /* Counters for metrics and tests; all monotonic except the two current sizes. */
 struct symbolizer_stats {
-	size_t processes;	/* snapshots held now */
-	size_t dsos;		/* ELF cache entries now (may exceed max_dsos while all are in use) */
-	uint64_t dso_loads;	/* ELF files parsed */
-	uint64_t dso_hits;	/* mappings served from the cache */
-	uint64_t dso_open_failures;	/* mapped files that could not be opened */
+	size_t processes;   /* snapshots held now */
+	size_t dsos;	    /* ELF cache entries now (may exceed max_dsos while all are in use) */
+	uint64_t dso_loads; /* ELF files parsed */
+	uint64_t dso_hits;  /* mappings served from the cache */
+	uint64_t dso_open_failures; /* mapped files that could not be opened */
 	/* of those, refused by base/safe_open: not a regular file, replaced since mapped, a
 	 * link loop (safe_open_reason() of the error): a hostile or odd container */
 	uint64_t dso_refused;
@@ -107,9 +107,9 @@ void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *out)
 #define SYMBOLIZER_MAX_REFUSED_COUNTED 256
 
 struct sym_refused {
-	char path[256];		/* as the process names it; valid UTF-8, cut at a character */
-	char reason[192];	/* ".symtab claims 1 GiB, but the file has 20 KiB on disk" */
-	bool size;		/* a size limit (else refused as unsafe to open) */
+	char path[256];	  /* as the process names it; valid UTF-8, cut at a character */
+	char reason[192]; /* ".symtab claims 1 GiB, but the file has 20 KiB on disk" */
+	bool size;	  /* a size limit (else refused as unsafe to open) */
 };
 
 /*

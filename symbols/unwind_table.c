@@ -38,8 +38,8 @@ _Static_assert(sizeof(struct unwind_row) == 12, "unwind_row is shared with BPF")
 #define UNWIND_ROWS_MIN_CAP 1024
 
 struct cie_info {
-	uint64_t off;		/* section offset */
-	uint8_t fde_enc;	/* DW_EH_PE_* of the FDEs' initial location */
+	uint64_t off;	 /* section offset */
+	uint8_t fde_enc; /* DW_EH_PE_* of the FDEs' initial location */
 };
 
 struct fde_range {
@@ -55,8 +55,8 @@ struct unwind_table {
 struct builder {
 	Elf *elf;
 	const unsigned char *ident;
-	Elf_Data *data;		/* the CFI section */
-	uint64_t sec_addr;	/* its sh_addr, base of DW_EH_PE_pcrel */
+	Elf_Data *data;	   /* the CFI section */
+	uint64_t sec_addr; /* its sh_addr, base of DW_EH_PE_pcrel */
 	bool eh_frame;
 	unsigned addr_size;
 	struct cie_info *cies;
@@ -74,7 +74,7 @@ static int read_fixed(const uint8_t **p, const uint8_t *end, unsigned n, bool si
 
 	if ((size_t)(end - *p) < n)
 		return -EINVAL;
-	for (i = 0; i < n; i++)	/* little-endian: x86-64 only */
+	for (i = 0; i < n; i++) /* little-endian: x86-64 only */
 		r |= (uint64_t)(*p)[i] << (8 * i);
 	if (sign && n < 8 && (r >> (8 * n - 1)) & 1)
 		r |= ~0ull << (8 * n);
@@ -87,8 +87,8 @@ static int read_fixed(const uint8_t **p, const uint8_t *end, unsigned n, bool si
  * Reads a DW_EH_PE-encoded pointer at *@p, whose ELF vaddr is @vaddr. Only what compilers put in
  * FDE ranges is accepted (absolute or pc-relative); anything else is -EINVAL.
  */
-static int read_encoded(const struct builder *b, const uint8_t **p, const uint8_t *end,
-			uint8_t enc, bool apply, uint64_t *v)
+static int read_encoded(const struct builder *b, const uint8_t **p, const uint8_t *end, uint8_t enc,
+			bool apply, uint64_t *v)
 {
 	uint64_t vaddr = b->sec_addr + (uint64_t)(*p - (const uint8_t *)b->data->d_buf);
 	int64_t s = 0;
@@ -299,7 +299,8 @@ static void classify(Dwarf_Frame *f, bool signal, struct unwind_row *r)
 		if (n == 1 && ops[0].atom == DW_OP_bregx &&
 		    (ops[0].number == X86_64_REG_RSP || ops[0].number == X86_64_REG_RBP) &&
 		    (int64_t)ops[0].number2 >= INT32_MIN && (int64_t)ops[0].number2 <= INT32_MAX) {
-			r->cfa_type = ops[0].number == X86_64_REG_RSP ? UNWIND_CFA_RSP : UNWIND_CFA_RBP;
+			r->cfa_type = ops[0].number == X86_64_REG_RSP ? UNWIND_CFA_RSP :
+									UNWIND_CFA_RBP;
 			r->cfa_offset = (__s32)(int64_t)ops[0].number2;
 		} else if (signal && n == 2 && ops[0].atom == DW_OP_breg7 &&
 			   ops[1].atom == DW_OP_deref && (int64_t)ops[0].number >= SIGCONTEXT_RSP &&
@@ -395,7 +396,7 @@ static int walk_fdes(struct builder *b, Dwarf_CFI *cfi)
 
 		pc = fr->lo > prev_end ? fr->lo : prev_end;
 		if (pc >= fr->hi)
-			continue;	/* covered by an earlier, overlapping FDE */
+			continue; /* covered by an earlier, overlapping FDE */
 		if (prev_end && pc > prev_end) {
 			none.pc = (__u32)prev_end;
 			err = push_row(b, &none);
@@ -691,9 +692,12 @@ const struct unwind_row *unwind_table__find(const struct unwind_table *t, uint64
 const char *unwind_cfa_type_str(unsigned cfa_type)
 {
 	static const char *const names[] = {
-		[UNWIND_CFA_NONE] = "none",	[UNWIND_CFA_RSP] = "rsp",
-		[UNWIND_CFA_RBP] = "rbp",	[UNWIND_CFA_PLT] = "plt",
-		[UNWIND_CFA_SIGNAL] = "signal", [UNWIND_CFA_END] = "end",
+		[UNWIND_CFA_NONE] = "none",
+		[UNWIND_CFA_RSP] = "rsp",
+		[UNWIND_CFA_RBP] = "rbp",
+		[UNWIND_CFA_PLT] = "plt",
+		[UNWIND_CFA_SIGNAL] = "signal",
+		[UNWIND_CFA_END] = "end",
 		[UNWIND_CFA_UNSUPPORTED] = "unsupported",
 	};
 

@@ -25,9 +25,9 @@
 #define UNWIND_TABLE_MAX_FILE_DEFAULT (2ull << 30)
 
 /* How the CFA (the caller's rsp after the return) of a row is found; cfa_type. */
-#define UNWIND_CFA_NONE 0	 /* no CFI covers this pc: use the frame pointer (rbp) chain */
-#define UNWIND_CFA_RSP 1	 /* CFA = rsp + cfa_offset */
-#define UNWIND_CFA_RBP 2	 /* CFA = rbp + cfa_offset */
+#define UNWIND_CFA_NONE 0 /* no CFI covers this pc: use the frame pointer (rbp) chain */
+#define UNWIND_CFA_RSP 1  /* CFA = rsp + cfa_offset */
+#define UNWIND_CFA_RBP 2  /* CFA = rbp + cfa_offset */
 /*
  * A PLT entry (the linker's DW_CFA_def_cfa_expression for .plt): CFA = rsp + 8, plus 8 more when
  * (rip & 15) >= cfa_offset (11 for the classic 16-byte entries, 10 with IBT), i.e. once the
@@ -46,34 +46,34 @@
 #define UNWIND_CFA_UNSUPPORTED 6
 
 /* Where the caller's rbp is; rbp_type. */
-#define UNWIND_RBP_SAME 0	 /* unchanged by this frame (same value or not described) */
-#define UNWIND_RBP_OFFSET 1	 /* saved at CFA + rbp_offset */
-#define UNWIND_RBP_UNDEFINED 2	 /* lost (undefined, or a rule we do not follow) */
+#define UNWIND_RBP_SAME 0      /* unchanged by this frame (same value or not described) */
+#define UNWIND_RBP_OFFSET 1    /* saved at CFA + rbp_offset */
+#define UNWIND_RBP_UNDEFINED 2 /* lost (undefined, or a rule we do not follow) */
 
 /* 12 bytes. pc fits in 32 bits: files whose code lies above 4 GiB are refused (-ERANGE). */
 struct unwind_row {
-	__u32 pc;		/* first ELF vaddr the row covers */
-	__s32 cfa_offset;	/* see UNWIND_CFA_* */
-	__s16 rbp_offset;	/* UNWIND_RBP_OFFSET: offset from the CFA, e.g. -16 */
-	__u8 cfa_type;		/* UNWIND_CFA_* */
-	__u8 rbp_type;		/* UNWIND_RBP_* */
+	__u32 pc;	  /* first ELF vaddr the row covers */
+	__s32 cfa_offset; /* see UNWIND_CFA_* */
+	__s16 rbp_offset; /* UNWIND_RBP_OFFSET: offset from the CFA, e.g. -16 */
+	__u8 cfa_type;	  /* UNWIND_CFA_* */
+	__u8 rbp_type;	  /* UNWIND_RBP_* */
 };
 
 /* Where the rows came from; unwind_table__source(). */
-#define UNWIND_SRC_NONE 0	  /* no CFI at all (e.g. a Go binary): frame pointers only */
+#define UNWIND_SRC_NONE 0 /* no CFI at all (e.g. a Go binary): frame pointers only */
 #define UNWIND_SRC_EH_FRAME 1
 #define UNWIND_SRC_DEBUG_FRAME 2
 
 struct unwind_table_opts {
 	size_t max_rows;	/* rows kept at most; more gives -E2BIG; default 4 Mi (48 MiB) */
-	uint64_t max_file_size;	/* larger files give -EFBIG; default 2 GiB */
+	uint64_t max_file_size; /* larger files give -EFBIG; default 2 GiB */
 };
 
 struct unwind_table_stats {
-	size_t fdes;		/* FDEs read */
-	size_t rows_raw;	/* rows before merging */
-	size_t unsupported;	/* UNWIND_CFA_UNSUPPORTED rows kept */
-	unsigned source;	/* UNWIND_SRC_* */
+	size_t fdes;	    /* FDEs read */
+	size_t rows_raw;    /* rows before merging */
+	size_t unsupported; /* UNWIND_CFA_UNSUPPORTED rows kept */
+	unsigned source;    /* UNWIND_SRC_* */
 };
 
 struct unwind_table;

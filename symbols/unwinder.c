@@ -23,14 +23,18 @@
 #include "symbols/procmaps.h"
 
 _Static_assert(sizeof(struct uw_row) == sizeof(struct unwind_row) &&
-		       offsetof(struct uw_row, cfa_offset) == offsetof(struct unwind_row, cfa_offset) &&
-		       offsetof(struct uw_row, rbp_offset) == offsetof(struct unwind_row, rbp_offset) &&
+		       offsetof(struct uw_row, cfa_offset) ==
+			       offsetof(struct unwind_row, cfa_offset) &&
+		       offsetof(struct uw_row, rbp_offset) ==
+			       offsetof(struct unwind_row, rbp_offset) &&
 		       offsetof(struct uw_row, cfa_type) == offsetof(struct unwind_row, cfa_type) &&
 		       offsetof(struct uw_row, rbp_type) == offsetof(struct unwind_row, rbp_type),
 	       "uw_row mirrors unwind_row");
 _Static_assert(sizeof(struct uw_mapping) == 40, "uw_mapping layout is shared with BPF");
-_Static_assert(sizeof(struct uw_proc) == 8 + 40 * UW_MAX_MAPPINGS, "uw_proc layout is shared with BPF");
-_Static_assert(sizeof(struct uw_stack) == 16 + 8 * UW_MAX_DEPTH, "uw_stack layout is shared with BPF");
+_Static_assert(sizeof(struct uw_proc) == 8 + 40 * UW_MAX_MAPPINGS,
+	       "uw_proc layout is shared with BPF");
+_Static_assert(sizeof(struct uw_stack) == 16 + 8 * UW_MAX_DEPTH,
+	       "uw_stack layout is shared with BPF");
 _Static_assert((UW_MAX_MAPPINGS & (UW_MAX_MAPPINGS - 1)) == 0, "the BPF search masks indexes");
 _Static_assert((1u << UW_MAPPING_SEARCH_STEPS) > UW_MAX_MAPPINGS, "mapping search steps");
 _Static_assert((1ull << UW_ROW_SEARCH_STEPS) > UW_MAX_ROWS, "row search steps");
@@ -41,7 +45,7 @@ _Static_assert(UNWIND_CFA_NONE == 0 && UNWIND_CFA_RSP == 1 && UNWIND_CFA_RBP == 
 
 #define DEFAULT_MAX_TABLES 2048
 #define MAX_EXEC_SEGMENTS 4
-#define BUILD_ID_MAX 64	/* bytes of a GNU build id we key on (20 for SHA-1) */
+#define BUILD_ID_MAX 64 /* bytes of a GNU build id we key on (20 for SHA-1) */
 #define VDSO_KEY_INO UINT64_MAX
 
 /* One ELF file's table and where it sits in the rows map. */
@@ -57,16 +61,16 @@ struct uw_table {
 	} seg[MAX_EXEC_SEGMENTS];
 	uint32_t nseg;
 	uint32_t first_row, nrows;
-	uint32_t flags;		/* UW_MAP_NO_CFI, or UW_MAP_NO_TABLE (failed: cached, not retried) */
-	uint32_t refcnt;	/* mapping lists using it */
+	uint32_t flags;	 /* UW_MAP_NO_CFI, or UW_MAP_NO_TABLE (failed: cached, not retried) */
+	uint32_t refcnt; /* mapping lists using it */
 	uint64_t last_used;
-	bool has_rows;		/* first_row/nrows are allocated in the rows map */
+	bool has_rows; /* first_row/nrows are allocated in the rows map */
 };
 
 struct uw_pentry {
 	uint32_t tgid;
 	uint32_t ntables;
-	struct uw_table **tables;	/* one reference each (duplicates allowed) */
+	struct uw_table **tables; /* one reference each (duplicates allowed) */
 };
 
 struct range {
@@ -79,8 +83,8 @@ struct unwinder {
 	void *ops_ctx;
 	const char *proc_root;
 	uint32_t nrows_cap, max_procs, max_tables, max_table_rows;
-	uint32_t *batch_keys;		/* bpf_write_rows(): ROWS_BATCH keys */
-	struct range *free;		/* free row ranges, sorted by start, coalesced */
+	uint32_t *batch_keys; /* bpf_write_rows(): ROWS_BATCH keys */
+	struct range *free;   /* free row ranges, sorted by start, coalesced */
 	size_t nfree, free_cap;
 	struct uw_table **tables;
 	size_t ntables;
@@ -88,10 +92,10 @@ struct unwinder {
 	size_t nprocs, procs_cap;
 	uint64_t clock;
 	struct unwinder_stats st;
-	struct uw_proc scratch;		/* the list being built (5 KiB: not on the stack) */
-	bool bpf_maps;			/* ops are the BPF maps (not a test seam) */
+	struct uw_proc scratch; /* the list being built (5 KiB: not on the stack) */
+	bool bpf_maps;		/* ops are the BPF maps (not a test seam) */
 	bool vdso_tried;
-	struct uw_table *vdso;		/* held by the unwinder itself (one reference) */
+	struct uw_table *vdso; /* held by the unwinder itself (one reference) */
 	uint64_t vdso_size;
 };
 
@@ -170,7 +174,8 @@ static int free_insert(struct unwinder *uw, uint32_t start, uint32_t len)
 		uw->free[i - 1].len += len;
 		if (i < uw->nfree && start + len == uw->free[i].start) {
 			uw->free[i - 1].len += uw->free[i].len;
-			memmove(&uw->free[i], &uw->free[i + 1], (uw->nfree - i - 1) * sizeof(*uw->free));
+			memmove(&uw->free[i], &uw->free[i + 1],
+				(uw->nfree - i - 1) * sizeof(*uw->free));
 			uw->nfree--;
 		}
 		return 0;
@@ -208,7 +213,8 @@ static int rows_alloc(struct unwinder *uw, uint32_t len, uint32_t *start)
 		uw->free[i].start += len;
 		uw->free[i].len -= len;
 		if (!uw->free[i].len) {
-			memmove(&uw->free[i], &uw->free[i + 1], (uw->nfree - i - 1) * sizeof(*uw->free));
+			memmove(&uw->free[i], &uw->free[i + 1],
+				(uw->nfree - i - 1) * sizeof(*uw->free));
 			uw->nfree--;
 		}
 		return 0;
@@ -313,7 +319,8 @@ static void read_build_id(const struct elf_file *ef, uint8_t *id, uint32_t *len)
 		off = 0;
 		while (elf_file__next_note(ef, buf, ph->p_filesz, ph->p_align, &off, &note)) {
 			if (note.type == NT_GNU_BUILD_ID && note.namesz == 4 &&
-			    !memcmp(note.name, "GNU", 4) && note.descsz && note.descsz <= BUILD_ID_MAX) {
+			    !memcmp(note.name, "GNU", 4) && note.descsz &&
+			    note.descsz <= BUILD_ID_MAX) {
 				memcpy(id, note.desc, note.descsz);
 				*len = note.descsz;
 				break;
@@ -408,7 +415,7 @@ static int table_build(struct unwinder *uw, int fd, const struct stat *sb, struc
 	t->ino = sb->st_ino;
 	t->size = sb->st_size;
 	t->mtime_ns = (int64_t)sb->st_mtim.tv_sec * 1000000000 + sb->st_mtim.tv_nsec;
-	if (bid_len)	/* bid is NULL for a file without a build id */
+	if (bid_len) /* bid is NULL for a file without a build id */
 		memcpy(t->build_id, bid, bid_len);
 	t->build_id_len = bid_len;
 	read_exec_segments(ef, t);
@@ -536,7 +543,7 @@ static struct uw_table *vdso_table(struct unwinder *uw)
 	if (t->flags & UW_MAP_NO_TABLE)
 		t = NULL;
 	if (t) {
-		t->refcnt++;	/* the unwinder's own: never evicted */
+		t->refcnt++; /* the unwinder's own: never evicted */
 		uw->vdso = t;
 	}
 out:
@@ -581,7 +588,7 @@ static void proc_drop(struct unwinder *uw, size_t i)
 struct collect {
 	struct unwinder *uw;
 	uint32_t tgid;
-	struct uw_table **tables;	/* one per listed mapping, NULL: no table */
+	struct uw_table **tables; /* one per listed mapping, NULL: no table */
 	int err;
 };
 
@@ -632,7 +639,7 @@ static int collect_mapping(void *ctx, const struct procmaps_entry *e)
 		return 0;
 	vdso = !strcmp(e->path, "[vdso]");
 	if (!vdso && (!e->inode || e->path[0] != '/'))
-		return 0;	/* anonymous (JIT), [vsyscall]: frame pointers */
+		return 0; /* anonymous (JIT), [vsyscall]: frame pointers */
 	if (p->nmaps >= UW_MAX_MAPPINGS) {
 		uw->st.mappings_dropped++;
 		return 0;
@@ -668,7 +675,7 @@ static int collect_mapping(void *ctx, const struct procmaps_entry *e)
 			m->nrows = 0;
 			m->flags = UW_MAP_NO_TABLE;
 		}
-		t->refcnt++;	/* a reference per listed mapping: taken now so no eviction hits it */
+		t->refcnt++; /* a reference per listed mapping: taken now so no eviction hits it */
 		t->last_used = ++uw->clock;
 		if (shared)
 			uw->st.tables_shared++;
@@ -773,7 +780,9 @@ int unwinder__new(const struct unwinder_maps *maps, const struct unwinder_opts *
 		  struct unwinder **out)
 {
 	static const struct unwinder_ops bpf_ops = {
-		.write_rows = bpf_write_rows, .set_proc = bpf_set_proc, .del_proc = bpf_del_proc,
+		.write_rows = bpf_write_rows,
+		.set_proc = bpf_set_proc,
+		.del_proc = bpf_del_proc,
 	};
 	struct unwinder_opts defaults = {};
 	struct unwinder *uw;
@@ -863,7 +872,7 @@ int unwinder__stats(struct unwinder *uw, struct unwinder_stats *out)
 	out->rows_bytes = out->rows_used * UW_ROW_STRIDE;
 	memset(out->bpf, 0, sizeof(out->bpf));
 	if (!uw->bpf_maps)
-		return 0;	/* a test seam: no BPF counters */
+		return 0; /* a test seam: no BPF counters */
 	ncpus = libbpf_num_possible_cpus();
 	if (ncpus < 0)
 		return ncpus;
@@ -887,7 +896,8 @@ double unwinder_incomplete_text(const struct unwinder_stats *st, char *buf, size
 		const char *why;
 	} reasons[] = {
 		{ UW_STAT_NO_PROC, "before the process's unwind tables were loaded" },
-		{ UW_STAT_NO_MAPPING, "in code without a file (JIT, vDSO) or mapped after the start" },
+		{ UW_STAT_NO_MAPPING,
+		  "in code without a file (JIT, vDSO) or mapped after the start" },
 		{ UW_STAT_NO_TABLE, "in files whose unwind table could not be built" },
 		{ UW_STAT_UNSUPPORTED, "at unwind rules not supported" },
 		{ UW_STAT_READ_FAULT, "at unreadable stack memory" },
@@ -907,8 +917,7 @@ double unwinder_incomplete_text(const struct unwinder_stats *st, char *buf, size
 	if (!bad)
 		return 0;
 	pct = 100.0 * (double)bad / (double)walks;
-	len = (size_t)snprintf(buf, size, "%.1f%% of the user stacks could not be completed:",
-			       pct);
+	len = (size_t)snprintf(buf, size, "%.1f%% of the user stacks could not be completed:", pct);
 	for (i = 0; i < sizeof(reasons) / sizeof(reasons[0]) && len < size; i++) {
 		if (!st->bpf[reasons[i].idx])
 			continue;
@@ -960,10 +969,9 @@ static const struct unwind_row *ref_find_row(const struct unwind_row *rows, size
 	return r;
 }
 
-int unwinder_walk_reference(const struct uw_proc *proc, const struct unwind_row *rows,
-			    size_t nrows, const void *mem, uint64_t mem_base, size_t mem_len,
-			    uint64_t ip, uint64_t sp, uint64_t bp, uint64_t *ips, size_t *n,
-			    int *fp_used)
+int unwinder_walk_reference(const struct uw_proc *proc, const struct unwind_row *rows, size_t nrows,
+			    const void *mem, uint64_t mem_base, size_t mem_len, uint64_t ip,
+			    uint64_t sp, uint64_t bp, uint64_t *ips, size_t *n, int *fp_used)
 {
 	struct ref_mem m = { mem, mem_base, mem_len };
 	uint32_t fp_cause = 0, cause;

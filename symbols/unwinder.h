@@ -26,10 +26,10 @@
 
 /* The collector's maps (fds stay the collector's; they must outlive the unwinder). */
 struct unwinder_maps {
-	int rows_fd;	/* uw_rows: BPF_F_MMAPABLE array of struct unwind_row */
-	int procs_fd;	/* uw_procs: tgid -> struct uw_proc */
-	int stacks_fd;	/* uw_stacks: stack id -> struct uw_stack */
-	int stats_fd;	/* uw_stats: per-CPU __u64 counters, UW_STAT_* */
+	int rows_fd;   /* uw_rows: BPF_F_MMAPABLE array of struct unwind_row */
+	int procs_fd;  /* uw_procs: tgid -> struct uw_proc */
+	int stacks_fd; /* uw_stacks: stack id -> struct uw_stack */
+	int stats_fd;  /* uw_stats: per-CPU __u64 counters, UW_STAT_* */
 };
 
 /*
@@ -50,24 +50,24 @@ struct unwinder_opts {
 	uint32_t max_procs;		/* size of uw_procs; 0: UW_DEFAULT_PROCS */
 	uint32_t max_tables;		/* tables kept, in use or not; 0: 2048 */
 	uint32_t max_table_rows;	/* rows of one table at most; 0: half of `rows` */
-	const struct unwinder_ops *ops;	/* NULL: the BPF maps of unwinder__new() */
+	const struct unwinder_ops *ops; /* NULL: the BPF maps of unwinder__new() */
 	void *ops_ctx;
 };
 
 struct unwinder_stats {
 	/* user space */
-	uint64_t procs;			/* processes with a mapping list */
-	uint64_t tables;		/* tables held, in use or cached */
+	uint64_t procs;	 /* processes with a mapping list */
+	uint64_t tables; /* tables held, in use or cached */
 	uint64_t tables_in_use;
-	uint64_t tables_built;		/* built since the start (each file once, until evicted) */
-	uint64_t tables_shared;		/* mappings served by a table built for another process */
-	uint64_t tables_failed;		/* files whose table could not be built or had no room */
+	uint64_t tables_built;	/* built since the start (each file once, until evicted) */
+	uint64_t tables_shared; /* mappings served by a table built for another process */
+	uint64_t tables_failed; /* files whose table could not be built or had no room */
 	uint64_t tables_evicted;
-	uint64_t rows_used;		/* rows held in uw_rows */
+	uint64_t rows_used; /* rows held in uw_rows */
 	uint64_t rows_capacity;
-	uint64_t rows_bytes;		/* rows_used * UW_ROW_STRIDE: what the tables take */
-	uint64_t build_ns;		/* CPU time of table builds and loads */
-	uint64_t mappings_dropped;	/* executable mappings past UW_MAX_MAPPINGS */
+	uint64_t rows_bytes;	   /* rows_used * UW_ROW_STRIDE: what the tables take */
+	uint64_t build_ns;	   /* CPU time of table builds and loads */
+	uint64_t mappings_dropped; /* executable mappings past UW_MAX_MAPPINGS */
 	/* BPF: how the walks ended (UW_STAT_*), summed over CPUs */
 	uint64_t bpf[UW_STAT_MAX];
 };
@@ -123,9 +123,8 @@ double unwinder_incomplete_text(const struct unwinder_stats *st, char *buf, size
  * Returns the outcome, a UW_STAT_* from UW_STAT_COMPLETE to UW_STAT_BAD_FRAME; *@fp_used tells
  * whether some frame was walked by frame pointer.
  */
-int unwinder_walk_reference(const struct uw_proc *proc, const struct unwind_row *rows,
-			    size_t nrows, const void *mem, uint64_t mem_base, size_t mem_len,
-			    uint64_t ip, uint64_t sp, uint64_t bp, uint64_t *ips, size_t *n,
-			    int *fp_used);
+int unwinder_walk_reference(const struct uw_proc *proc, const struct unwind_row *rows, size_t nrows,
+			    const void *mem, uint64_t mem_base, size_t mem_len, uint64_t ip,
+			    uint64_t sp, uint64_t bp, uint64_t *ips, size_t *n, int *fp_used);
 
 #endif

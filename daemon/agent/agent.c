@@ -50,7 +50,7 @@ struct daemon {
 	struct audit *audit;
 	struct sink *sink;
 	struct jobs *jobs;
-	struct annotations *ann;	/* when Kubernetes is on */
+	struct annotations *ann; /* when Kubernetes is on */
 	struct api *api;
 	struct api_metrics metrics;
 	char captures_dir[528];
@@ -105,7 +105,8 @@ static void on_job_end(void *ctx, const struct job *j, const struct job_outcome 
 static int op_status(void *ctx, char **json)
 {
 	struct daemon *d = ctx;
-	struct check_opts co = { .target = { .kind = TARGET_SERVER }, .name_fn = name_owner,
+	struct check_opts co = { .target = { .kind = TARGET_SERVER },
+				 .name_fn = name_owner,
 				 .name_ctx = d };
 	struct check_result cr;
 	char err[MSG_MAX];
@@ -291,11 +292,19 @@ static int open_state(struct daemon *d)
 /* The capture worker, then (with Kubernetes) the request thread and the watches. */
 static int start_workers(struct daemon *d)
 {
-	struct jobs_opts jo = { .node_name = d->cfg.node_name, .captures_dir = d->captures_dir,
-				.store = d->store, .audit = d->audit, .sink = d->sink,
-				.metrics = &d->metrics, .name_fn = name_owner, .name_ctx = d,
-				.on_start = on_job_start, .on_end = on_job_end, .ctx = d };
-	struct annotations_opts ano = { .node_name = d->cfg.node_name, .audit = d->audit,
+	struct jobs_opts jo = { .node_name = d->cfg.node_name,
+				.captures_dir = d->captures_dir,
+				.store = d->store,
+				.audit = d->audit,
+				.sink = d->sink,
+				.metrics = &d->metrics,
+				.name_fn = name_owner,
+				.name_ctx = d,
+				.on_start = on_job_start,
+				.on_end = on_job_end,
+				.ctx = d };
+	struct annotations_opts ano = { .node_name = d->cfg.node_name,
+					.audit = d->audit,
 					.metrics = &d->metrics };
 	int err;
 
@@ -314,10 +323,11 @@ static int start_workers(struct daemon *d)
 		ko.ctx = d->ann;
 		err = kube__new(&ko, &d->kube);
 		if (err)
-			return err;	/* logged by kube__new() */
+			return err; /* logged by kube__new() */
 		if (kube__wait_synced(d->kube, DAEMON_SYNC_TIMEOUT_MS))
 			pr_warn("kube: no pod list from the API server after %d s; serving anyway, "
-				"Services are named once it answers", DAEMON_SYNC_TIMEOUT_MS / 1000);
+				"Services are named once it answers",
+				DAEMON_SYNC_TIMEOUT_MS / 1000);
 		annotations__start(d->ann, d->kube);
 	}
 	jobs__start(d->jobs);
@@ -326,8 +336,9 @@ static int start_workers(struct daemon *d)
 
 static int start(struct daemon *d)
 {
-	struct api_opts apo = { .listen = d->cfg.listen, .ops = &ops, .ops_ctx = d,
-				.metrics = &d->metrics };
+	struct api_opts apo = {
+		.listen = d->cfg.listen, .ops = &ops, .ops_ctx = d, .metrics = &d->metrics
+	};
 	int err;
 
 	err = open_state(d);

@@ -39,12 +39,12 @@ struct inbox_item {
 
 struct annotations {
 	struct annotations_opts o;
-	struct kube *kube;		/* set by annotations__start() */
+	struct kube *kube; /* set by annotations__start() */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool sync_init;
 	bool ready, stopping;
-	struct inbox_item *inbox;	/* ANNOTATIONS_INBOX_MAX slots, a FIFO */
+	struct inbox_item *inbox; /* ANNOTATIONS_INBOX_MAX slots, a FIFO */
 	size_t inbox_head, ninbox;
 	/* before annotations__start(): what the full inbox could not take (the first pod list
 	 * fires every request at once), kept and run after the inbox; at most one per pod */
@@ -69,7 +69,7 @@ int annotation_decide(int get_err, const char *status, const char *request, char
 	int ret = ANNOTATION_ACT;
 
 	if (get_err == -ENODATA)
-		return ANNOTATION_ACT;	/* no status */
+		return ANNOTATION_ACT; /* no status */
 	if (get_err == -EOVERFLOW) {
 		/* Longer than we read: ours can be (a long request value, escaped, and the
 		 * answer). Running it again after every restart is worse than skipping it. */
@@ -123,9 +123,8 @@ static char *status_patch(const struct annotations *a, const struct job *j, cons
 
 	clock_rfc3339(when, sizeof(when), clock_real_ns(), 0);
 	/* valid UTF-8 or jansson refuses it, and the request would have no status */
-	s = json_pack("{s:s, s:s, s:s, s:s, s:s}", "request", j->request, "state", state,
-		      "message", clean(message, msg, sizeof(msg)), "node", a->o.node_name,
-		      "time", when);
+	s = json_pack("{s:s, s:s, s:s, s:s, s:s}", "request", j->request, "state", state, "message",
+		      clean(message, msg, sizeof(msg)), "node", a->o.node_name, "time", when);
 	if (s && answer && answer[0])
 		json_object_set_new(s, "answer", json_string(clean(answer, ans, sizeof(ans))));
 	if (s && profile_id && profile_id[0])
@@ -150,9 +149,9 @@ static void set_status(struct annotations *a, const struct job *j, const char *s
 	int err = -ENOMEM;
 
 	if (patch)
-		err = j->origin == JOB_NODE ? kube__patch_node_annotations(a->kube, patch) :
-					      kube__patch_pod_annotations(a->kube, j->ns, j->name,
-									  patch);
+		err = j->origin == JOB_NODE ?
+			      kube__patch_node_annotations(a->kube, patch) :
+			      kube__patch_pod_annotations(a->kube, j->ns, j->name, patch);
 	if (err)
 		pr_warn_errno(err, "kube: cannot write the capture status (%s) of %s", state,
 			      j->who);
@@ -161,13 +160,18 @@ static void set_status(struct annotations *a, const struct job *j, const char *s
 	free(patch);
 }
 
-static void event(struct annotations *a, const struct job *j, const char *type,
-		  const char *reason, const char *message)
+static void event(struct annotations *a, const struct job *j, const char *type, const char *reason,
+		  const char *message)
 {
 	char msg[JOB_MSG_MAX];
 	struct kube_event_spec e = {
-		.kind = kind_of(j), .ns = j->ns, .name = j->name, .uid = j->uid[0] ? j->uid : NULL,
-		.type = type, .reason = reason, .message = clean(message, msg, sizeof(msg)),
+		.kind = kind_of(j),
+		.ns = j->ns,
+		.name = j->name,
+		.uid = j->uid[0] ? j->uid : NULL,
+		.type = type,
+		.reason = reason,
+		.message = clean(message, msg, sizeof(msg)),
 	};
 	int err = kube__create_event(a->kube, &e);
 
@@ -243,8 +247,8 @@ static int already_handled(struct annotations *a, const struct job *j)
 	if (verdict < 0 || verdict == ANNOTATION_ACT)
 		return verdict;
 	if (verdict == ANNOTATION_HANDLED) {
-		pr_info("capture request of %s (%s) was already handled: %s; not run again",
-			j->who, j->request, state);
+		pr_info("capture request of %s (%s) was already handled: %s; not run again", j->who,
+			j->request, state);
 	} else if (!jobs__is_current(a->o.jobs, j)) {
 		/* a previous life of this agent died during it */
 		set_status(a, j, "failed", RESTARTED_MSG, NULL, NULL);
@@ -275,8 +279,8 @@ static struct job *job_of(const struct inbox_item *it)
 }
 
 /* The pod's Service as the target of @j. Returns 0 or -errno (with @err for a pod not here). */
-static int pod_target(struct annotations *a, const struct inbox_item *it, struct job *j,
-		      char *err, size_t size)
+static int pod_target(struct annotations *a, const struct inbox_item *it, struct job *j, char *err,
+		      size_t size)
 {
 	struct kube_object *pod = malloc(sizeof(*pod));
 	int ret = pod ? kube__pod_by_uid(a->kube, it->uid, pod) : -ENOMEM;
@@ -312,7 +316,8 @@ static int parse_request(struct annotations *a, const struct inbox_item *it, str
 		snprintf(j->service, sizeof(j->service), "server");
 	}
 	if (it->too_long) {
-		snprintf(err, size, "the request is longer than %d bytes; write "
+		snprintf(err, size,
+			 "the request is longer than %d bytes; write "
 			 "question=Q,duration=S, e.g. question=cpu,duration=30",
 			 KUBE_ANNOTATION_MAX - 1);
 		ret = -EINVAL;
@@ -347,8 +352,10 @@ static void handle_request(struct annotations *a, const struct inbox_item *it)
 	}
 	ret = already_handled(a, j);
 	if (ret < 0)
-		pr_err_errno(ret, "kube: cannot read the capture status of %s; its request "
-				  "(%s) is left for the next start", j->who, j->request);
+		pr_err_errno(ret,
+			     "kube: cannot read the capture status of %s; its request "
+			     "(%s) is left for the next start",
+			     j->who, j->request);
 	if (ret)
 		goto out;
 	ret = parse_request(a, it, j, err, sizeof(err));
@@ -406,7 +413,8 @@ static void refuse_busy(struct annotations *a, struct kube *kube, const struct k
 		return;
 	if (!kube) {
 		pr_warn("kube: too many capture requests waiting; that of %s is left for the next "
-			"start", j->who);
+			"start",
+			j->who);
 		free(j);
 		return;
 	}

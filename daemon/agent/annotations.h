@@ -24,9 +24,9 @@
 
 /* What the capture-status annotation says about a request value (annotation_decide()). */
 enum annotation_verdict {
-	ANNOTATION_ACT = 0,	/* no status for this value: run it */
-	ANNOTATION_HANDLED,	/* done, refused or failed: never run again */
-	ANNOTATION_RUNNING,	/* running: ours now, or the agent died during it */
+	ANNOTATION_ACT = 0, /* no status for this value: run it */
+	ANNOTATION_HANDLED, /* done, refused or failed: never run again */
+	ANNOTATION_RUNNING, /* running: ours now, or the agent died during it */
 };
 
 /*
@@ -42,10 +42,10 @@ int annotation_decide(int get_err, const char *status, const char *request, char
 		      size_t size);
 
 struct annotations_opts {
-	const char *node_name;		/* for messages */
-	struct jobs *jobs;		/* required, borrowed */
-	struct audit *audit;		/* required, borrowed */
-	struct api_metrics *metrics;	/* required, borrowed */
+	const char *node_name;	     /* for messages */
+	struct jobs *jobs;	     /* required, borrowed */
+	struct audit *audit;	     /* required, borrowed */
+	struct api_metrics *metrics; /* required, borrowed */
 };
 
 struct annotations;

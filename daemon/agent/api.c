@@ -31,7 +31,7 @@
 #include "daemon/agent/tokens.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define CONN_MEMORY_LIMIT (32 * 1024)	/* request line and headers */
+#define CONN_MEMORY_LIMIT (32 * 1024) /* request line and headers */
 #define SUMMARY_MAX_BYTES (16 * 1024 * 1024)
 /* A chunked body past the limit is read and dropped up to this much, then the connection is
  * closed: enough for a 413 to reach an honest client, too little to tie a thread up. */
@@ -49,17 +49,17 @@ struct api {
 	void *ops_ctx;
 	struct api_metrics *metrics;
 	unsigned short port;
-	uint64_t errors[ARRAY_SIZE(error_codes) + 1];	/* by code; last: any other */
+	uint64_t errors[ARRAY_SIZE(error_codes) + 1]; /* by code; last: any other */
 	uint64_t audit_errors;
 	/* GET /v1/status: one check at a time serves every caller waiting for it, and its
 	 * document is served again for status_ttl_ns (a check reads every process) */
 	pthread_mutex_t status_lock;
 	pthread_cond_t status_cond;
 	bool status_running;
-	char *status_json;		/* the last document, or NULL */
-	int status_err;			/* what the last check returned */
-	uint64_t status_gen;		/* checks finished */
-	uint64_t status_at_ns;		/* when the last one finished (CLOCK_MONOTONIC) */
+	char *status_json;     /* the last document, or NULL */
+	int status_err;	       /* what the last check returned */
+	uint64_t status_gen;   /* checks finished */
+	uint64_t status_at_ns; /* when the last one finished (CLOCK_MONOTONIC) */
 	uint64_t status_ttl_ns;
 };
 
@@ -70,8 +70,8 @@ struct req {
 	size_t len;
 	bool too_big;
 	size_t discarded;
-	bool answered;			/* a response was queued in the first call */
-	bool denied;			/* a capture the role may not start: 403 once read */
+	bool answered; /* a response was queued in the first call */
+	bool denied;   /* a capture the role may not start: 403 once read */
 	enum token_role role;
 };
 
@@ -98,7 +98,11 @@ static void audit_log(struct api *a, enum audit_what what, const char *who, cons
 		      const char *result, const char *detail)
 {
 	struct audit_entry e = {
-		.what = what, .who = who, .target = target, .result = result, .detail = detail,
+		.what = what,
+		.who = who,
+		.target = target,
+		.result = result,
+		.detail = detail,
 	};
 	int err;
 
@@ -120,8 +124,7 @@ static void count_error(struct api *a, unsigned int code)
 	__atomic_add_fetch(&a->errors[i], 1, __ATOMIC_RELAXED);
 }
 
-static enum MHD_Result queue(struct MHD_Connection *c, unsigned int code,
-			     struct MHD_Response *resp)
+static enum MHD_Result queue(struct MHD_Connection *c, unsigned int code, struct MHD_Response *resp)
 {
 	enum MHD_Result ret;
 
@@ -194,7 +197,7 @@ respond_error_hdr(struct api *a, struct MHD_Connection *c, unsigned int code, co
 	va_end(ap);
 	count_error(a, code);
 	s = json_string(msg);
-	if (!s)	/* not UTF-8: our messages quote input only through api_parse's show() */
+	if (!s) /* not UTF-8: our messages quote input only through api_parse's show() */
 		s = json_string("error");
 	return respond_json_hdr(c, code, json_pack("{s:o}", "error", s), hdr, hdr_value);
 }
@@ -387,12 +390,11 @@ static enum MHD_Result h_progress(struct api *a, struct MHD_Connection *c)
 	p.profile_id[sizeof(p.profile_id) - 1] = '\0';
 	return respond_json(c, 200,
 			    json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:s?, s:f, s:s?, s:s?}",
-				      "id", p.id, "state", p.state, "target", p.target,
-				      "question", p.question, "duration_seconds",
-				      (int)p.duration_s, "step", p.step, "steps", p.nsteps,
-				      "text", p.text, "elapsed_seconds", p.elapsed_s, "message",
-				      p.message[0] ? p.message : NULL, "profile_id",
-				      p.profile_id[0] ? p.profile_id : NULL));
+				      "id", p.id, "state", p.state, "target", p.target, "question",
+				      p.question, "duration_seconds", (int)p.duration_s, "step",
+				      p.step, "steps", p.nsteps, "text", p.text, "elapsed_seconds",
+				      p.elapsed_s, "message", p.message[0] ? p.message : NULL,
+				      "profile_id", p.profile_id[0] ? p.profile_id : NULL));
 }
 
 static json_t *meta_to_json(const struct store_meta *m)
@@ -485,7 +487,7 @@ static enum MHD_Result h_download(struct api *a, struct MHD_Connection *c, struc
 		return respond_error(a, c, 500, "cannot read profile %s: %s", r->m.id,
 				     strerror(-ret));
 	}
-	resp = MHD_create_response_from_fd((size_t)size, fd);	/* owns fd from here */
+	resp = MHD_create_response_from_fd((size_t)size, fd); /* owns fd from here */
 	if (!resp) {
 		close(fd);
 		return MHD_NO;
@@ -551,23 +553,27 @@ static enum MHD_Result h_metrics(struct api *a, struct MHD_Connection *c)
 	f = open_memstream(&text, &len);
 	if (!f)
 		return respond_error(a, c, 500, "out of memory");
-	fprintf(f, "# HELP slideops_profiler_captures_total Captures by result.\n"
-		   "# TYPE slideops_profiler_captures_total counter\n"
-		   "slideops_profiler_captures_total{result=\"done\"} %llu\n"
-		   "slideops_profiler_captures_total{result=\"failed\"} %llu\n"
-		   "slideops_profiler_captures_total{result=\"refused\"} %llu\n",
+	fprintf(f,
+		"# HELP slideops_profiler_captures_total Captures by result.\n"
+		"# TYPE slideops_profiler_captures_total counter\n"
+		"slideops_profiler_captures_total{result=\"done\"} %llu\n"
+		"slideops_profiler_captures_total{result=\"failed\"} %llu\n"
+		"slideops_profiler_captures_total{result=\"refused\"} %llu\n",
 		LOAD(m->captures_done), LOAD(m->captures_failed), LOAD(m->captures_refused));
-	fprintf(f, "# HELP slideops_profiler_samples_lost_total Samples lost to full maps.\n"
-		   "# TYPE slideops_profiler_samples_lost_total counter\n"
-		   "slideops_profiler_samples_lost_total %llu\n",
+	fprintf(f,
+		"# HELP slideops_profiler_samples_lost_total Samples lost to full maps.\n"
+		"# TYPE slideops_profiler_samples_lost_total counter\n"
+		"slideops_profiler_samples_lost_total %llu\n",
 		LOAD(m->samples_lost));
-	fprintf(f, "# HELP slideops_profiler_profiles_stored Profiles in the local store.\n"
-		   "# TYPE slideops_profiler_profiles_stored gauge\n"
-		   "slideops_profiler_profiles_stored %zu\n",
+	fprintf(f,
+		"# HELP slideops_profiler_profiles_stored Profiles in the local store.\n"
+		"# TYPE slideops_profiler_profiles_stored gauge\n"
+		"slideops_profiler_profiles_stored %zu\n",
 		store__count(a->store));
-	fprintf(f, "# HELP slideops_profiler_spool_depth Profiles waiting to be sent.\n"
-		   "# TYPE slideops_profiler_spool_depth gauge\n"
-		   "slideops_profiler_spool_depth %llu\n",
+	fprintf(f,
+		"# HELP slideops_profiler_spool_depth Profiles waiting to be sent.\n"
+		"# TYPE slideops_profiler_spool_depth gauge\n"
+		"slideops_profiler_spool_depth %llu\n",
 		LOAD(m->spool_depth));
 	fprintf(f, "# HELP slideops_profiler_api_errors_total API responses with an error, by "
 		   "status code.\n# TYPE slideops_profiler_api_errors_total counter\n");
@@ -576,9 +582,10 @@ static enum MHD_Result h_metrics(struct api *a, struct MHD_Connection *c)
 			LOAD(a->errors[i]));
 	fprintf(f, "slideops_profiler_api_errors_total{code=\"other\"} %llu\n",
 		LOAD(a->errors[ARRAY_SIZE(error_codes)]));
-	fprintf(f, "# HELP slideops_profiler_audit_errors_total Audit lines that could not be "
-		   "written.\n# TYPE slideops_profiler_audit_errors_total counter\n"
-		   "slideops_profiler_audit_errors_total %llu\n",
+	fprintf(f,
+		"# HELP slideops_profiler_audit_errors_total Audit lines that could not be "
+		"written.\n# TYPE slideops_profiler_audit_errors_total counter\n"
+		"slideops_profiler_audit_errors_total %llu\n",
 		LOAD(a->audit_errors));
 #undef LOAD
 	if (fclose(f) != 0) {
@@ -618,8 +625,7 @@ static enum MHD_Result dispatch(struct api *a, struct MHD_Connection *c, struct 
 	return respond_error(a, c, 501, "not implemented");
 }
 
-static enum MHD_Result respond_denied(struct api *a, struct MHD_Connection *c,
-				      const struct req *r)
+static enum MHD_Result respond_denied(struct api *a, struct MHD_Connection *c, const struct req *r)
 {
 	return respond_error(a, c, 403, "the %s role of '%s' may not do this: it needs %s or above",
 			     token_role_name(r->role), r->who, token_role_name(r->m.need));
@@ -665,8 +671,8 @@ static enum MHD_Result capture_denied(struct api *a, struct MHD_Connection *c, s
 
 /* The first call for a request: route, token, role, declared size. Returns true when it
  * answered. */
-static bool first_call(struct api *a, struct MHD_Connection *c, const char *url,
-		       const char *method, struct req *r, enum MHD_Result *ret)
+static bool first_call(struct api *a, struct MHD_Connection *c, const char *url, const char *method,
+		       struct req *r, enum MHD_Result *ret)
 {
 	char allow[64], ubuf[104], mbuf[104];
 	const char *hdr, *token;
@@ -716,12 +722,13 @@ static bool first_call(struct api *a, struct MHD_Connection *c, const char *url,
 		errno = 0;
 		clen = strtoull(hdr, &end, 10);
 		if ((errno || end == hdr || *end || clen > API_JSON_BODY_MAX) && r->denied) {
-			*ret = capture_denied(a, c, r);	/* denied first: audited, 403 */
+			*ret = capture_denied(a, c, r); /* denied first: audited, 403 */
 			return true;
 		}
 		if (errno || end == hdr || *end || clen > API_JSON_BODY_MAX) {
-			*ret = respond_error(a, c, 413, "the body is too large: the maximum is %d "
-							"bytes",
+			*ret = respond_error(a, c, 413,
+					     "the body is too large: the maximum is %d "
+					     "bytes",
 					     API_JSON_BODY_MAX);
 			return true;
 		}
@@ -884,8 +891,9 @@ int api__new(const struct api_opts *opts, struct api **out)
 		return -EINVAL;
 	err = parse_listen(opts->listen, &ss, &any, &port);
 	if (err)
-		return pr_err_errno(err, "api: bad listen address '%s' (host:port, :port or "
-					 "[v6]:port)",
+		return pr_err_errno(err,
+				    "api: bad listen address '%s' (host:port, :port or "
+				    "[v6]:port)",
 				    opts->listen ? opts->listen : "");
 	a = calloc(1, sizeof(*a));
 	if (!a)
@@ -904,16 +912,16 @@ int api__new(const struct api_opts *opts, struct api **out)
 	else if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	errno = 0;
-	a->d = MHD_start_daemon(
-		flags, port, NULL, NULL, handle, a, MHD_OPTION_NOTIFY_COMPLETED, completed, a,
-		MHD_OPTION_CONNECTION_LIMIT,
-		(unsigned int)(opts->max_connections ?: API_DEFAULT_MAX_CONNECTIONS),
-		MHD_OPTION_CONNECTION_TIMEOUT,
-		(unsigned int)(opts->timeout_s ?: API_DEFAULT_TIMEOUT_S),
-		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY_LIMIT,
-		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-		any ? MHD_OPTION_END : MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-		MHD_OPTION_END);
+	a->d = MHD_start_daemon(flags, port, NULL, NULL, handle, a, MHD_OPTION_NOTIFY_COMPLETED,
+				completed, a, MHD_OPTION_CONNECTION_LIMIT,
+				(unsigned int)(opts->max_connections ?:
+								       API_DEFAULT_MAX_CONNECTIONS),
+				MHD_OPTION_CONNECTION_TIMEOUT,
+				(unsigned int)(opts->timeout_s ?: API_DEFAULT_TIMEOUT_S),
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY_LIMIT,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				any ? MHD_OPTION_END : MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				MHD_OPTION_END);
 	if (!a->d) {
 		err = errno ? -errno : -EADDRINUSE;
 		api__free(a);

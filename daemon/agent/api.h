@@ -33,16 +33,16 @@ struct tokens;
 
 /* Progress of the current (or last) capture, for GET /v1/captures/current. */
 struct api_progress {
-	char id[STORE_ID_SIZE];		/* the capture's id (the profile id once stored) */
-	char state[16];			/* "running", "done", "failed", "refused" */
+	char id[STORE_ID_SIZE];		   /* the capture's id (the profile id once stored) */
+	char state[16];			   /* "running", "done", "failed", "refused" */
 	char target[TARGET_NAME_MAX + 16]; /* "service:billing" */
 	char question[32];
 	unsigned int duration_s;
-	int step, nsteps;		/* 1-based step now running */
-	char text[1024];		/* that step in words */
+	int step, nsteps; /* 1-based step now running */
+	char text[1024];  /* that step in words */
 	double elapsed_s;
 	char message[1024];		/* the answer when done, the reason when failed */
-	char profile_id[STORE_ID_SIZE];	/* set when done */
+	char profile_id[STORE_ID_SIZE]; /* set when done */
 };
 
 /*
@@ -76,26 +76,26 @@ struct api_ops {
  * gauge): they are read from connection threads.
  */
 struct api_metrics {
-	uint64_t captures_done;		/* counter: captures stored */
-	uint64_t captures_failed;	/* counter: captures that ran and failed */
-	uint64_t captures_refused;	/* counter: refused before running (busy, not ready) */
-	uint64_t samples_lost;		/* counter: samples lost to full maps */
-	uint64_t spool_depth;		/* gauge: profiles waiting in the spool */
+	uint64_t captures_done;	   /* counter: captures stored */
+	uint64_t captures_failed;  /* counter: captures that ran and failed */
+	uint64_t captures_refused; /* counter: refused before running (busy, not ready) */
+	uint64_t samples_lost;	   /* counter: samples lost to full maps */
+	uint64_t spool_depth;	   /* gauge: profiles waiting in the spool */
 };
 
 struct api_opts {
 	/* "127.0.0.1:7070", "node-1:7070" (a name: its first address), ":7070" (all addresses,
 	 * IPv4 and IPv6), "[::1]:7070"; port 0 picks a free port (api__port) */
 	const char *listen;
-	struct store *store;		/* required, borrowed */
-	const struct tokens *tokens;	/* required, borrowed */
-	struct audit *audit;		/* required, borrowed */
-	const struct api_ops *ops;	/* required, borrowed */
+	struct store *store;	     /* required, borrowed */
+	const struct tokens *tokens; /* required, borrowed */
+	struct audit *audit;	     /* required, borrowed */
+	const struct api_ops *ops;   /* required, borrowed */
 	void *ops_ctx;
-	struct api_metrics *metrics;	/* may be NULL (all zero), borrowed */
-	unsigned int max_connections;	/* 0: API_DEFAULT_MAX_CONNECTIONS */
-	unsigned int timeout_s;		/* idle timeout of a connection; 0: the default */
-	unsigned int status_ttl_ms;	/* GET /v1/status serves a check this long; 0: default */
+	struct api_metrics *metrics;  /* may be NULL (all zero), borrowed */
+	unsigned int max_connections; /* 0: API_DEFAULT_MAX_CONNECTIONS */
+	unsigned int timeout_s;	      /* idle timeout of a connection; 0: the default */
+	unsigned int status_ttl_ms;   /* GET /v1/status serves a check this long; 0: default */
 };
 
 /*

@@ -59,7 +59,8 @@ static bool path_match(const char *path, const char *pattern, char *seg, size_t 
 				return false;
 			*seg_ok = n < seg_size;
 			for (i = 0; i < n && *seg_ok; i++)
-				if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'z') ||
+				if (!((p[i] >= '0' && p[i] <= '9') ||
+				      (p[i] >= 'a' && p[i] <= 'z') ||
 				      (p[i] >= 'A' && p[i] <= 'Z') || p[i] == '-'))
 					*seg_ok = false;
 			if (*seg_ok) {
@@ -99,8 +100,8 @@ static const struct {
 	{ "GET", "/metrics", API_METRICS, TOKEN_ROLE_NONE, false },
 };
 
-int api_parse_route(const char *method, const char *path, struct api_route_match *out,
-		    char *allow, size_t allow_size)
+int api_parse_route(const char *method, const char *path, struct api_route_match *out, char *allow,
+		    size_t allow_size)
 {
 	char seg[STORE_ID_SIZE];
 	size_t i, n = 0;
@@ -174,9 +175,10 @@ static int service_target(struct capture_target *t, char *err, size_t size)
 	const char *name;
 
 	if (api_split_service(t->name, ns, sizeof(ns), &name))
-		return fail(err, size, "bad target 'service:%s': write service:NAME, or "
-				       "service:NAMESPACE/NAME with a Kubernetes namespace (1 to 63 "
-				       "of a-z, 0-9 and '-')",
+		return fail(err, size,
+			    "bad target 'service:%s': write service:NAME, or "
+			    "service:NAMESPACE/NAME with a Kubernetes namespace (1 to 63 "
+			    "of a-z, 0-9 and '-')",
 			    show(t->name, strlen(t->name), b));
 	memcpy(t->ns, ns, sizeof(ns));
 	memmove(t->name, name, strlen(name) + 1);
@@ -198,8 +200,9 @@ int api_parse_target(const char *s, struct capture_target *out, char *err, size_
 	size_t i;
 
 	if (!s || !*s)
-		return fail(err, size, "target is required: server, service:NAME, unit:NAME, "
-				       "container:ID or pid:N[,N...]");
+		return fail(err, size,
+			    "target is required: server, service:NAME, unit:NAME, "
+			    "container:ID or pid:N[,N...]");
 	memset(&t, 0, sizeof(t));
 	if (!strcmp(s, "server")) {
 		t.kind = TARGET_SERVER;
@@ -212,8 +215,9 @@ int api_parse_target(const char *s, struct capture_target *out, char *err, size_
 		if (strncmp(s, kinds[i].prefix, pl))
 			continue;
 		if (!name_ok(s + pl, sizeof(t.name)))
-			return fail(err, size, "bad target '%s': the name must be 1 to %zu "
-					       "characters without control characters",
+			return fail(err, size,
+				    "bad target '%s': the name must be 1 to %zu "
+				    "characters without control characters",
 				    show(s, strlen(s), b), sizeof(t.name) - 1);
 		t.kind = kinds[i].kind;
 		memcpy(t.name, s + pl, strlen(s + pl) + 1);
@@ -233,8 +237,9 @@ int api_parse_target(const char *s, struct capture_target *out, char *err, size_
 			while (*p >= '0' && *p <= '9' && p - start < 10)
 				v = v * 10 + (unsigned long)(*p++ - '0');
 			if (p == start || v == 0 || v > INT32_MAX || (*p && *p != ','))
-				return fail(err, size, "bad target '%s': pid:N[,N...] takes process "
-						       "ids from 1 to %d",
+				return fail(err, size,
+					    "bad target '%s': pid:N[,N...] takes process "
+					    "ids from 1 to %d",
 					    show(s, strlen(s), b), INT32_MAX);
 			if (t.npids == PIDS_MAX)
 				return fail(err, size, "bad target: at most %d pids", PIDS_MAX);
@@ -246,8 +251,9 @@ int api_parse_target(const char *s, struct capture_target *out, char *err, size_
 		*out = t;
 		return 0;
 	}
-	return fail(err, size, "unknown target '%s' (server, service:NAME, unit:NAME, "
-			       "container:ID or pid:N[,N...])",
+	return fail(err, size,
+		    "unknown target '%s' (server, service:NAME, unit:NAME, "
+		    "container:ID or pid:N[,N...])",
 		    show(s, strlen(s), b));
 }
 
@@ -275,8 +281,9 @@ static int check_req(struct api_capture_req *r, char *err, size_t size)
 		return fail(err, size, "duration must be 10, 30 or 60 seconds, not %u",
 			    r->duration_s);
 	if (r->target.kind == TARGET_SERVER && !qi->server)
-		return fail(err, size, "a server profile offers cpu, wall, threads, locks and "
-				       "memory-growth, not %s",
+		return fail(err, size,
+			    "a server profile offers cpu, wall, threads, locks and "
+			    "memory-growth, not %s",
 			    qi->id);
 	if (r->question == Q_THREADS)
 		r->duration_s = 5;
@@ -340,8 +347,9 @@ int api_parse_capture_body(const char *body, size_t len, struct api_capture_req 
 	int ret = -EINVAL;
 
 	if (!body || len == 0)
-		return fail(err, size, "a JSON body is required: {\"target\": \"server\", "
-				       "\"question\": \"cpu\", \"duration\": 30}");
+		return fail(err, size,
+			    "a JSON body is required: {\"target\": \"server\", "
+			    "\"question\": \"cpu\", \"duration\": 30}");
 	if (len > API_JSON_BODY_MAX)
 		return fail(err, size, "the body is too large: the maximum is %d bytes",
 			    API_JSON_BODY_MAX);
@@ -378,8 +386,8 @@ int api_parse_capture_body(const char *body, size_t len, struct api_capture_req 
 	if ((ret = parse_question(json_string_value(v), &r.question, err, size)))
 		goto out;
 	v = json_object_get(doc, "duration");
-	if (v && (!json_is_integer(v) || json_integer_value(v) < 0 ||
-		  json_integer_value(v) > 3600)) {
+	if (v &&
+	    (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 3600)) {
 		ret = fail(err, size, "duration must be 10, 30 or 60 seconds");
 		goto out;
 	}
@@ -451,12 +459,14 @@ int api_parse_service(const char *s, char *out, size_t out_size, char *err, size
 	char ns[64], b[SHOW_MAX + 4];
 
 	if (!s || !name_ok(s, max))
-		return fail(err, size, "service must be 1 to %zu characters without control "
-				       "characters",
+		return fail(err, size,
+			    "service must be 1 to %zu characters without control "
+			    "characters",
 			    max - 1);
 	if (api_split_service(s, ns, sizeof(ns), &name))
-		return fail(err, size, "bad service '%s': write NAME, or NAMESPACE/NAME with a "
-				       "Kubernetes namespace (1 to 63 of a-z, 0-9 and '-')",
+		return fail(err, size,
+			    "bad service '%s': write NAME, or NAMESPACE/NAME with a "
+			    "Kubernetes namespace (1 to 63 of a-z, 0-9 and '-')",
 			    show(s, strlen(s), b));
 	memcpy(out, s, strlen(s) + 1);
 	return 0;

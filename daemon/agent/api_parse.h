@@ -28,25 +28,25 @@
 #define API_LIST_MAX 500
 
 enum api_route {
-	API_STATUS = 0,		/* GET /v1/status */
-	API_PLAN,		/* GET /v1/plan */
-	API_CAPTURE_START,	/* POST /v1/captures */
-	API_CAPTURE_CURRENT,	/* GET /v1/captures/current */
-	API_PROFILES,		/* GET /v1/profiles */
-	API_PROFILE,		/* GET /v1/profiles/ID */
-	API_PROFILE_DOWNLOAD,	/* GET /v1/profiles/ID/download */
-	API_PROFILE_DELETE,	/* DELETE /v1/profiles/ID */
-	API_REMOVE,		/* POST /v1/remove */
-	API_SYMBOLS_UPLOAD,	/* POST /v1/symbols (not yet: 501) */
-	API_METRICS,		/* GET /metrics */
+	API_STATUS = 0,	      /* GET /v1/status */
+	API_PLAN,	      /* GET /v1/plan */
+	API_CAPTURE_START,    /* POST /v1/captures */
+	API_CAPTURE_CURRENT,  /* GET /v1/captures/current */
+	API_PROFILES,	      /* GET /v1/profiles */
+	API_PROFILE,	      /* GET /v1/profiles/ID */
+	API_PROFILE_DOWNLOAD, /* GET /v1/profiles/ID/download */
+	API_PROFILE_DELETE,   /* DELETE /v1/profiles/ID */
+	API_REMOVE,	      /* POST /v1/remove */
+	API_SYMBOLS_UPLOAD,   /* POST /v1/symbols (not yet: 501) */
+	API_METRICS,	      /* GET /metrics */
 	API_ROUTE_COUNT,
 };
 
 struct api_route_match {
 	enum api_route route;
-	char id[STORE_ID_SIZE];		/* the profile id of /v1/profiles/ID[/download] */
-	enum token_role need;		/* the least role allowed; NONE: no token needed */
-	bool body;			/* takes a JSON body */
+	char id[STORE_ID_SIZE]; /* the profile id of /v1/profiles/ID[/download] */
+	enum token_role need;	/* the least role allowed; NONE: no token needed */
+	bool body;		/* takes a JSON body */
 };
 
 /*
@@ -54,8 +54,8 @@ struct api_route_match {
  * path (or a malformed profile id); -EOPNOTSUPP for a known path with another method, with the
  * methods it takes ("GET, DELETE") in @allow (@allow_size bytes; may be NULL).
  */
-int api_parse_route(const char *method, const char *path, struct api_route_match *out,
-		    char *allow, size_t allow_size);
+int api_parse_route(const char *method, const char *path, struct api_route_match *out, char *allow,
+		    size_t allow_size);
 
 /*
  * Finds the token in an Authorization header value "Bearer <token>" (scheme case-insensitive,
@@ -75,7 +75,7 @@ int api_parse_target(const char *s, struct capture_target *out, char *err, size_
 struct api_capture_req {
 	struct capture_target target;
 	enum question question;
-	unsigned int duration_s;	/* 10, 30 or 60; 5 for threads */
+	unsigned int duration_s; /* 10, 30 or 60; 5 for threads */
 };
 
 /*

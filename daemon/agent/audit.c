@@ -18,11 +18,10 @@
 #include "base/fileio.h"
 #include "base/text.h"
 
-
 struct audit {
 	int fd;
-	pthread_mutex_t lock;	/* guards @broken only; lines need no lock (O_APPEND) */
-	bool broken;		/* the last write was short: start the next line afresh */
+	pthread_mutex_t lock; /* guards @broken only; lines need no lock (O_APPEND) */
+	bool broken;	      /* the last write was short: start the next line afresh */
 	audit_clock_fn_t clock;
 	void *clock_ctx;
 };
@@ -52,7 +51,7 @@ const char *audit_raw_request(const char *s, size_t len, char *out, size_t size)
 		n = size - 1;
 	cut = n < len;
 	if (cut && n >= 3 && size - 1 >= 3)
-		n -= 3;	/* room for "..." within both bounds */
+		n -= 3; /* room for "..." within both bounds */
 	for (i = 0; i < n; i++)
 		out[i] = s[i] ? s[i] : '?';
 	out[n] = '\0';

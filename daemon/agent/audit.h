@@ -38,10 +38,10 @@ enum audit_what {
 
 struct audit_entry {
 	enum audit_what what;
-	const char *who;	/* token name, or the annotated object ("pod/shop/billing-7d9f") */
-	const char *target;	/* profile id, capture target ("service:billing"), ... */
-	const char *result;	/* "ok", "accepted", "denied", "refused", "failed", ... */
-	const char *detail;	/* may be NULL: "question=cpu duration=30", an error message */
+	const char *who;    /* token name, or the annotated object ("pod/shop/billing-7d9f") */
+	const char *target; /* profile id, capture target ("service:billing"), ... */
+	const char *result; /* "ok", "accepted", "denied", "refused", "failed", ... */
+	const char *detail; /* may be NULL: "question=cpu duration=30", an error message */
 };
 
 /* How much of a raw request audit_raw_request() keeps. */
@@ -62,7 +62,7 @@ typedef int64_t (*audit_clock_fn_t)(void *ctx);
 
 struct audit_opts {
 	const char *path;	/* required; created 0600 with its directory when missing */
-	audit_clock_fn_t clock;	/* NULL: CLOCK_REALTIME */
+	audit_clock_fn_t clock; /* NULL: CLOCK_REALTIME */
 	void *clock_ctx;
 };
 

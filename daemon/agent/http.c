@@ -22,8 +22,7 @@ int http_init(const char **why)
 	return init_rc == CURLE_OK ? 0 : -EIO;
 }
 
-void http_setup(CURL *h, const char *url, const char *user_agent, long connect_ms,
-		long timeout_ms)
+void http_setup(CURL *h, const char *url, const char *user_agent, long connect_ms, long timeout_ms)
 {
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
@@ -40,7 +39,7 @@ size_t http_body_write(char *p, size_t size, size_t n, void *body)
 	char *buf;
 
 	if (take > max - b->len) {
-		take = max - b->len;	/* the rest is dropped, the transfer goes on */
+		take = max - b->len; /* the rest is dropped, the transfer goes on */
 		b->truncated = true;
 	}
 	if (take) {

@@ -29,8 +29,7 @@ int http_init(const char **why);
  * The options of every request: @url, no signals, only http and https, the two timeouts
  * (milliseconds; 0 is curl's default) and the user agent (NULL: HTTP_USER_AGENT).
  */
-void http_setup(CURL *h, const char *url, const char *user_agent, long connect_ms,
-		long timeout_ms);
+void http_setup(CURL *h, const char *url, const char *user_agent, long connect_ms, long timeout_ms);
 
 /*
  * A response body, kept up to @max bytes (0: HTTP_BODY_MAX) and NUL-terminated; the rest is
@@ -39,7 +38,7 @@ void http_setup(CURL *h, const char *url, const char *user_agent, long connect_m
  * http_body_free(). Not thread-safe: one body per transfer.
  */
 struct http_body {
-	char *buf;		/* NULL until a byte arrives */
+	char *buf; /* NULL until a byte arrives */
 	size_t len;
 	size_t max;
 	bool truncated;

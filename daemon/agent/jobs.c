@@ -32,9 +32,9 @@ struct jobs {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool sync_init;
-	bool ready;			/* the agent is up: run what is queued */
+	bool ready; /* the agent is up: run what is queued */
 	bool stopping;
-	struct job *job;		/* queued or running; NULL when idle */
+	struct job *job; /* queued or running; NULL when idle */
 	bool have_progress;
 	struct api_progress progress;
 	pthread_t worker;
@@ -65,8 +65,11 @@ bool jobs_machine_busy(void)
 void jobs_audit(struct audit *a, const struct job *j, const char *result, const char *detail)
 {
 	char target[TARGET_NAME_MAX + 16], det[JOB_MSG_MAX + 64];
-	struct audit_entry e = { .what = AUDIT_CAPTURE, .who = j->who, .target = target,
-				 .result = result, .detail = det };
+	struct audit_entry e = { .what = AUDIT_CAPTURE,
+				 .who = j->who,
+				 .target = target,
+				 .result = result,
+				 .detail = det };
 	int err;
 
 	api_format_target(&j->target, target, sizeof(target));
@@ -80,13 +83,16 @@ void jobs_audit(struct audit *a, const struct job *j, const char *result, const 
 void jobs_audit_raw(struct audit *a, const struct job *j, const char *result, const char *detail)
 {
 	char target[TARGET_NAME_MAX + 16], raw[AUDIT_RAW_MAX + 1], det[JOB_MSG_MAX + 64];
-	struct audit_entry e = { .what = AUDIT_CAPTURE, .who = j->who, .target = target,
-				 .result = result, .detail = det };
+	struct audit_entry e = { .what = AUDIT_CAPTURE,
+				 .who = j->who,
+				 .target = target,
+				 .result = result,
+				 .detail = det };
 	int err;
 
 	api_format_target(&j->target, target, sizeof(target));
 	if (j->target.kind == TARGET_SERVER && j->origin == JOB_POD)
-		snprintf(target, sizeof(target), "-");	/* the pod's Service is not known */
+		snprintf(target, sizeof(target), "-"); /* the pod's Service is not known */
 	snprintf(det, sizeof(det), "request=%s%s%s",
 		 audit_raw_request(j->request, strlen(j->request), raw, sizeof(raw)),
 		 detail ? ": " : "", detail ? detail : "");
@@ -179,8 +185,8 @@ static void set_outcome(struct job_outcome *out, const char *state, const char *
 }
 
 /* Fills @m from the capture and its summary.json (@summary, may be NULL). */
-static void fill_meta(const struct job *j, unsigned int duration_s,
-		      const struct capture_result *r, json_t *summary, struct store_meta *m)
+static void fill_meta(const struct job *j, unsigned int duration_s, const struct capture_result *r,
+		      json_t *summary, struct store_meta *m)
 {
 	json_t *langs = json_object_get(summary, "languages"), *v;
 	size_t i;
@@ -229,8 +235,8 @@ static char *sink_metadata(const struct job *j, const char *node, const struct s
 	json_t *doc, *v;
 	char *text;
 
-	doc = json_pack("{s:s, s:s, s:o*, s:s, s:i, s:s, s:I, s:s, s:s}", "id", m->id, "node",
-			node, "target", meta_target(j, m), "question", m->question, "duration",
+	doc = json_pack("{s:s, s:s, s:o*, s:s, s:i, s:s, s:I, s:s, s:s}", "id", m->id, "node", node,
+			"target", meta_target(j, m), "question", m->question, "duration",
 			(int)m->duration_s, "service", m->service, "start_ns",
 			(json_int_t)m->start_ns, "answer", m->answer, "requested_by", j->who);
 	if (!doc)
@@ -238,8 +244,9 @@ static char *sink_metadata(const struct job *j, const char *node, const struct s
 	if (j->service_ns[0])
 		json_object_set_new(doc, "namespace", json_string(j->service_ns));
 	v = json_object_get(summary, "start");
-	json_object_set_new(doc, "start", json_is_string(v) ? json_incref(v) :
-					  json_integer(m->start_ns / 1000000000));
+	json_object_set_new(doc, "start",
+			    json_is_string(v) ? json_incref(v) :
+						json_integer(m->start_ns / 1000000000));
 	v = json_object_get(summary, "groups");
 	json_object_set_new(doc, "groups", json_is_array(v) ? json_incref(v) : json_array());
 	v = json_object_get(summary, "notes");
@@ -271,8 +278,8 @@ static json_t *load_summary(const char *dir)
 
 /* Spools the stored profile @m (in @dir) to the sink; a failure is logged, not returned: the
  * profile is stored locally all the same. */
-static void spool(struct jobs *js, const struct job *j, const struct store_meta *m,
-		  json_t *summary, const char *dir)
+static void spool(struct jobs *js, const struct job *j, const struct store_meta *m, json_t *summary,
+		  const char *dir)
 {
 	char pprof[640], *meta_json;
 	int ret;
@@ -287,8 +294,8 @@ static void spool(struct jobs *js, const struct job *j, const struct store_meta 
 
 /* Stores the capture in @dir and spools it. Returns 0 or -errno with @err filled. */
 static int keep(struct jobs *js, const struct job *j, unsigned int duration_s,
-		const struct capture_result *r, const char *dir, struct store_meta **mp,
-		char *err, size_t size)
+		const struct capture_result *r, const char *dir, struct store_meta **mp, char *err,
+		size_t size)
 {
 	json_t *summary = load_summary(dir);
 	struct store_meta *m;
@@ -312,13 +319,19 @@ static int keep(struct jobs *js, const struct job *j, unsigned int duration_s,
 }
 
 /* Runs the capture of @j into @dir. Returns 0 with @r, or -errno with @err filled. */
-static int capture(struct jobs *js, const struct job *j, const char *dir,
-		   struct capture_result **r, char *err, size_t size)
+static int capture(struct jobs *js, const struct job *j, const char *dir, struct capture_result **r,
+		   char *err, size_t size)
 {
 	struct capture_opts o = {
-		.question = j->question, .target = j->target, .duration_s = j->duration_s,
-		.out_dir = dir, .progress = on_progress, .progress_ctx = js,
-		.stop = &js->stop_capture, .name_fn = js->o.name_fn, .name_ctx = js->o.name_ctx,
+		.question = j->question,
+		.target = j->target,
+		.duration_s = j->duration_s,
+		.out_dir = dir,
+		.progress = on_progress,
+		.progress_ctx = js,
+		.stop = &js->stop_capture,
+		.name_fn = js->o.name_fn,
+		.name_ctx = js->o.name_ctx,
 	};
 	char target[TARGET_NAME_MAX + 16], msg[JOB_MSG_MAX + 64];
 	int ret;
@@ -329,8 +342,8 @@ static int capture(struct jobs *js, const struct job *j, const char *dir,
 		js->o.on_start(js->o.ctx, j, msg);
 	}
 	api_format_target(&j->target, target, sizeof(target));
-	pr_info("capture %s: %s of %s for %u s, asked by %s", j->id,
-		question_info(j->question)->id, target, capture_duration(&o), j->who);
+	pr_info("capture %s: %s of %s for %u s, asked by %s", j->id, question_info(j->question)->id,
+		target, capture_duration(&o), j->who);
 	ret = capture_run(&o, r, err, size);
 	if (!ret && js->stop_capture) {
 		ret = -ECANCELED;
@@ -442,8 +455,7 @@ int jobs__new(const struct jobs_opts *opts, struct jobs **out)
 	struct jobs *js;
 	int err;
 
-	if (!opts || !opts->store || !opts->audit || !opts->metrics || !opts->captures_dir ||
-	    !out)
+	if (!opts || !opts->store || !opts->audit || !opts->metrics || !opts->captures_dir || !out)
 		return -EINVAL;
 	js = calloc(1, sizeof(*js));
 	if (!js)

@@ -36,14 +36,14 @@ struct job {
 	enum question question;
 	unsigned int duration_s;
 	char id[STORE_ID_SIZE];
-	char who[JOB_WHO_MAX];			/* token name, pod/NS/NAME or node/NAME */
-	char service[STORE_NAME_MAX];		/* the store's retention group ... */
-	char service_ns[STORE_NS_MAX];		/* ... with its namespace ("" if none) */
+	char who[JOB_WHO_MAX];	       /* token name, pod/NS/NAME or node/NAME */
+	char service[STORE_NAME_MAX];  /* the store's retention group ... */
+	char service_ns[STORE_NS_MAX]; /* ... with its namespace ("" if none) */
 	/* annotation requests */
 	char ns[KUBE_NS_MAX];
 	char name[KUBE_NAME_MAX];
 	char uid[KUBE_UID_MAX];
-	char request[KUBE_ANNOTATION_MAX];	/* the annotation's value, as written */
+	char request[KUBE_ANNOTATION_MAX]; /* the annotation's value, as written */
 };
 
 /* How a job ended: "done" (@message is the answer), "failed" or "refused" (the reason). */
@@ -54,13 +54,13 @@ struct job_outcome {
 };
 
 struct jobs_opts {
-	const char *node_name;		/* for the cluster API's metadata */
-	const char *captures_dir;	/* where captures write before the store takes them */
-	struct store *store;		/* required, borrowed */
-	struct audit *audit;		/* required, borrowed */
-	struct sink *sink;		/* may be NULL, borrowed */
-	struct api_metrics *metrics;	/* required, borrowed */
-	owner_name_fn_t name_fn;	/* names Services; may be NULL */
+	const char *node_name;	     /* for the cluster API's metadata */
+	const char *captures_dir;    /* where captures write before the store takes them */
+	struct store *store;	     /* required, borrowed */
+	struct audit *audit;	     /* required, borrowed */
+	struct sink *sink;	     /* may be NULL, borrowed */
+	struct api_metrics *metrics; /* required, borrowed */
+	owner_name_fn_t name_fn;     /* names Services; may be NULL */
 	void *name_ctx;
 	/* On the worker thread, may be NULL: a job starts (@message says what it captures), and
 	 * a job ended (called once the slot is free again, so a client that hears "done" can

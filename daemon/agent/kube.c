@@ -33,10 +33,10 @@
 #define REQUEST_TIMEOUT_S 30L
 #define LIST_TIMEOUT_S 120L
 #define TOKEN_MAX (16u << 10)
-#define TOKEN_REREAD_S 60	/* kubelet rotates projected tokens well before they expire */
+#define TOKEN_REREAD_S 60 /* kubelet rotates projected tokens well before they expire */
 #define EVENT_MESSAGE_MAX 1024
-#define NS_LEN_MAX (KUBE_NS_MAX - 1)		/* a namespace is a DNS label */
-#define NAME_LEN_MAX (KUBE_NAME_MAX - 1)	/* pod and node names are DNS subdomains */
+#define NS_LEN_MAX (KUBE_NS_MAX - 1)	 /* a namespace is a DNS label */
+#define NAME_LEN_MAX (KUBE_NAME_MAX - 1) /* pod and node names are DNS subdomains */
 /* An annotation key: a DNS-subdomain prefix, '/', a name of at most 63 characters. */
 #define ANNOTATION_KEY_LEN_MAX 316
 #define BACKOFF_MIN_MS 500
@@ -46,22 +46,22 @@ enum stream_state { ST_WAIT, ST_LIST, ST_WATCH };
 
 struct stream {
 	struct kube *k;
-	bool node;			/* the node stream, else the pods stream */
-	const char *what;		/* "pods" or "node", for messages */
+	bool node;	  /* the node stream, else the pods stream */
+	const char *what; /* "pods" or "node", for messages */
 	enum stream_state state;
-	CURL *h;			/* in k->multi while ST_LIST or ST_WATCH */
+	CURL *h; /* in k->multi while ST_LIST or ST_WATCH */
 	struct curl_slist *hdrs;
-	char *body;			/* a list response, or an error response's start */
+	char *body; /* a list response, or an error response's start */
 	size_t len, cap;
 	struct kube_linebuf lb;
-	struct kube_event *ev;		/* scratch for on_line() */
-	char rv[KUBE_RV_MAX];		/* "" = list first */
-	uint64_t wake_at;		/* ST_WAIT: monotonic ms */
+	struct kube_event *ev; /* scratch for on_line() */
+	char rv[KUBE_RV_MAX];  /* "" = list first */
+	uint64_t wake_at;      /* ST_WAIT: monotonic ms */
 	uint64_t started;
-	unsigned backoff;		/* the last backoff's base, ms; 0 after a success */
-	int err;			/* from the write callback; aborts the transfer */
-	bool delivered;			/* this watch applied an event */
-	bool failing;			/* the last request failed: log the next failure at debug */
+	unsigned backoff; /* the last backoff's base, ms; 0 after a success */
+	int err;	  /* from the write callback; aborts the transfer */
+	bool delivered;	  /* this watch applied an event */
+	bool failing;	  /* the last request failed: log the next failure at debug */
 	char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -74,7 +74,7 @@ struct kube {
 	unsigned backoff_min, backoff_max, watch_timeout_s;
 	size_t max_pods;
 
-	pthread_mutex_t lock;		/* pods, node_obj, st */
+	pthread_mutex_t lock; /* pods, node_obj, st */
 	pthread_cond_t synced;
 	bool lock_init, cond_init;
 	struct kube_object **pods;
@@ -91,7 +91,7 @@ struct kube {
 	pthread_t thread;
 	bool thread_started;
 	atomic_bool stop;
-	uint64_t rng;			/* the watch thread's jitter */
+	uint64_t rng; /* the watch thread's jitter */
 	struct stream streams[2];
 	/* requests seen inside curl callbacks, fired once curl_multi_perform() has returned */
 	struct kube_object *pending;
@@ -139,7 +139,8 @@ static int auth_header(struct kube *k, char **out)
 	pthread_mutex_lock(&k->tok_lock);
 	if (!tok) {
 		if (!k->tok || now - k->tok_read >= TOKEN_REREAD_S || now < k->tok_read) {
-			err = read_file_bounded(AT_FDCWD, k->creds.token_file, TOKEN_MAX, &buf, &len);
+			err = read_file_bounded(AT_FDCWD, k->creds.token_file, TOKEN_MAX, &buf,
+						&len);
 			if (!err) {
 				while (len && isspace((unsigned char)buf[len - 1]))
 					buf[--len] = '\0';
@@ -161,8 +162,8 @@ static int auth_header(struct kube *k, char **out)
 }
 
 /* Sets what every request needs: URL, TLS, auth, headers, timeouts. */
-static int setup_handle(struct kube *k, CURL *h, const char *url, const char *ctype,
-			long timeout_s, struct curl_slist **hdrs)
+static int setup_handle(struct kube *k, CURL *h, const char *url, const char *ctype, long timeout_s,
+			struct curl_slist **hdrs)
 {
 	struct curl_blob blob;
 	struct curl_slist *l = NULL, *t;
@@ -175,8 +176,7 @@ static int setup_handle(struct kube *k, CURL *h, const char *url, const char *ct
 	if (k->creds.ca_file)
 		curl_easy_setopt(h, CURLOPT_CAINFO, k->creds.ca_file);
 	if (k->creds.ca_data) {
-		blob = (struct curl_blob){ k->creds.ca_data, k->creds.ca_data_len,
-					   CURL_BLOB_COPY };
+		blob = (struct curl_blob){ k->creds.ca_data, k->creds.ca_data_len, CURL_BLOB_COPY };
 		curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &blob);
 	}
 	if (k->creds.insecure) {
@@ -389,8 +389,7 @@ int kube__get_annotation(struct kube *k, enum kube_kind kind, const char *ns, co
 		json_decref(root);
 		return -EIO;
 	}
-	v = json_object_get(json_object_get(json_object_get(root, "metadata"), "annotations"),
-			    key);
+	v = json_object_get(json_object_get(json_object_get(root, "metadata"), "annotations"), key);
 	if (!json_is_string(v)) {
 		err = -ENODATA;
 	} else {
@@ -419,7 +418,8 @@ int kube__create_event(struct kube *k, const struct kube_event_spec *e)
 	    (strcmp(e->type, "Normal") && strcmp(e->type, "Warning")))
 		return -EINVAL;
 	if (e->kind == KUBE_KIND_POD) {
-		if (!is_dns_name(e->ns, NS_LEN_MAX, false) || !is_dns_name(e->name, NAME_LEN_MAX, true))
+		if (!is_dns_name(e->ns, NS_LEN_MAX, false) ||
+		    !is_dns_name(e->name, NAME_LEN_MAX, true))
 			return -EINVAL;
 		ns = e->ns;
 		name = e->name;
@@ -441,13 +441,11 @@ int kube__create_event(struct kube *k, const struct kube_event_spec *e)
 
 	ev = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s}, s:s, s:s, s:s, "
 		       "s:{s:s, s:s}, s:s, s:s, s:i, s:s, s:s}",
-		       "apiVersion", "v1", "kind", "Event",
-		       "metadata", "name", evname, "namespace", ns,
-		       "involvedObject", "apiVersion", "v1", "kind", kind, "name", name, "namespace",
-		       e->kind == KUBE_KIND_POD ? ns : "",
-		       "reason", e->reason, "message", msg, "type", e->type,
-		       "source", "component", "slideops-profiler", "host", k->node,
-		       "firstTimestamp", ts, "lastTimestamp", ts, "count", 1,
+		       "apiVersion", "v1", "kind", "Event", "metadata", "name", evname, "namespace",
+		       ns, "involvedObject", "apiVersion", "v1", "kind", kind, "name", name,
+		       "namespace", e->kind == KUBE_KIND_POD ? ns : "", "reason", e->reason,
+		       "message", msg, "type", e->type, "source", "component", "slideops-profiler",
+		       "host", k->node, "firstTimestamp", ts, "lastTimestamp", ts, "count", 1,
 		       "reportingComponent", "slideops-profiler", "reportingInstance", k->node);
 	if (!ev)
 		return -EINVAL; /* a string that is not UTF-8 */
@@ -526,8 +524,8 @@ static void defer(struct kube *k, const struct kube_object *o, bool node)
 	}
 	if (array_ensure((void **)&k->pending, &k->pending_cap, sizeof(*k->pending),
 			 k->npending + 1) ||
-	    array_ensure((void **)&k->pending_node, &k->pending_node_cap,
-			 sizeof(*k->pending_node), k->npending + 1))
+	    array_ensure((void **)&k->pending_node, &k->pending_node_cap, sizeof(*k->pending_node),
+			 k->npending + 1))
 		return;
 	memcpy(&k->pending[k->npending], o, sizeof(*o));
 	k->pending_node[k->npending++] = node;
@@ -671,7 +669,7 @@ static int apply_list(struct stream *s)
 	nold = k->npods;
 	k->pods = lc.items;
 	k->npods = lc.n;
-	lc.items = old;	/* freed below, outside the lock */
+	lc.items = old; /* freed below, outside the lock */
 	k->st.pods = k->npods;
 	k->st.dropped_pods += lc.dropped;
 	if (!k->st.synced) {
@@ -906,8 +904,10 @@ static void stream_done(struct stream *s, CURLcode rc)
 	curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &code);
 	stream_close(s);
 	if (rc != CURLE_OK)
-		snprintf(why, sizeof(why), "%s", s->err ? strerror(-s->err) :
-					 s->errbuf[0] ? s->errbuf : curl_easy_strerror(rc));
+		snprintf(why, sizeof(why), "%s",
+			 s->err	      ? strerror(-s->err) :
+			 s->errbuf[0] ? s->errbuf :
+					curl_easy_strerror(rc));
 	else if (s->err)
 		snprintf(why, sizeof(why), "%s", strerror(-s->err));
 	else {
@@ -1008,8 +1008,9 @@ static void *watch_thread(void *arg)
 		for (i = 0; i < 2; i++) {
 			s = &k->streams[i];
 			if (s->state == ST_WAIT)
-				next = s->wake_at <= now ? 0 :
-				       (s->wake_at - now < next ? s->wake_at - now : next);
+				next = s->wake_at <= now ?
+					       0 :
+					       (s->wake_at - now < next ? s->wake_at - now : next);
 		}
 		if (next)
 			curl_multi_poll(k->multi, NULL, 0, (int)next, NULL);

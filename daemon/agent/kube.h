@@ -42,12 +42,12 @@ enum kube_kind {
 /* A capture request: the annotation profiling.slideops.io/capture on a pod or the node. */
 struct kube_request {
 	enum kube_kind kind;
-	const char *ns;		/* "" for the node */
+	const char *ns; /* "" for the node */
 	const char *name;
 	const char *uid;
-	const char *value;	/* the annotation's value; "" when capture_too_long */
-	bool too_long;		/* the value was longer than KUBE_ANNOTATION_MAX - 1: refuse it */
-	const char *rv;		/* the object's resourceVersion when the value was seen */
+	const char *value; /* the annotation's value; "" when capture_too_long */
+	bool too_long;	   /* the value was longer than KUBE_ANNOTATION_MAX - 1: refuse it */
+	const char *rv;	   /* the object's resourceVersion when the value was seen */
 };
 
 /*
@@ -62,31 +62,31 @@ struct kube_request {
 typedef void (*kube_request_fn_t)(void *ctx, const struct kube_request *r);
 
 struct kube_opts {
-	const char *node_name;		/* required: the node whose pods are watched */
-	const char *kubeconfig;		/* NULL or "": in-cluster credentials */
-	const char *sa_dir;		/* in-cluster files; default KUBE_DEFAULT_SA_DIR */
-	size_t max_pods;		/* table bound; default KUBE_DEFAULT_MAX_PODS */
-	kube_request_fn_t on_request;	/* may be NULL */
+	const char *node_name;	      /* required: the node whose pods are watched */
+	const char *kubeconfig;	      /* NULL or "": in-cluster credentials */
+	const char *sa_dir;	      /* in-cluster files; default KUBE_DEFAULT_SA_DIR */
+	size_t max_pods;	      /* table bound; default KUBE_DEFAULT_MAX_PODS */
+	kube_request_fn_t on_request; /* may be NULL */
 	void *ctx;
-	unsigned backoff_min_ms;	/* default 500 */
-	unsigned backoff_max_ms;	/* default 30000 */
-	unsigned watch_timeout_s;	/* timeoutSeconds of a watch; default 300..600, jittered */
-	const char *user_agent;		/* default "slideops-profiler" */
+	unsigned backoff_min_ms;  /* default 500 */
+	unsigned backoff_max_ms;  /* default 30000 */
+	unsigned watch_timeout_s; /* timeoutSeconds of a watch; default 300..600, jittered */
+	const char *user_agent;	  /* default "slideops-profiler" */
 };
 
 struct kube;
 
 struct kube_stats {
-	unsigned long lists;		/* list requests that succeeded (both streams) */
-	unsigned long watches;		/* watch requests started */
-	unsigned long events;		/* watch events applied (bookmarks included) */
-	unsigned long relists;		/* relists forced by 410 Gone, malformed or oversized events */
-	unsigned long errors;		/* failed requests (connection, HTTP status, parse) */
-	unsigned long dropped_pods;	/* pods not kept: the table was full */
-	unsigned long requests;		/* on_request calls */
-	size_t pods;			/* in the table now */
-	bool synced;			/* the first pod list has been applied */
-	bool node_seen;			/* the node object is known */
+	unsigned long lists;	    /* list requests that succeeded (both streams) */
+	unsigned long watches;	    /* watch requests started */
+	unsigned long events;	    /* watch events applied (bookmarks included) */
+	unsigned long relists;	    /* relists forced by 410 Gone, malformed or oversized events */
+	unsigned long errors;	    /* failed requests (connection, HTTP status, parse) */
+	unsigned long dropped_pods; /* pods not kept: the table was full */
+	unsigned long requests;	    /* on_request calls */
+	size_t pods;		    /* in the table now */
+	bool synced;		    /* the first pod list has been applied */
+	bool node_seen;		    /* the node object is known */
 };
 
 /*
@@ -172,12 +172,12 @@ int kube__get_annotation(struct kube *k, enum kube_kind kind, const char *ns, co
 /* A core/v1 Event about a pod or this node. */
 struct kube_event_spec {
 	enum kube_kind kind;
-	const char *ns;		/* the pod's namespace; ignored for the node ("default" is used) */
-	const char *name;	/* the pod's name; ignored for the node */
-	const char *uid;	/* the object's uid; may be NULL */
-	const char *type;	/* "Normal" or "Warning" */
-	const char *reason;	/* UpperCamelCase, e.g. "CaptureDone" */
-	const char *message;	/* truncated to 1024 bytes */
+	const char *ns;	     /* the pod's namespace; ignored for the node ("default" is used) */
+	const char *name;    /* the pod's name; ignored for the node */
+	const char *uid;     /* the object's uid; may be NULL */
+	const char *type;    /* "Normal" or "Warning" */
+	const char *reason;  /* UpperCamelCase, e.g. "CaptureDone" */
+	const char *message; /* truncated to 1024 bytes */
 };
 
 /*

@@ -168,7 +168,8 @@ static void parse_owner(json_t *refs, struct kube_object *o)
 			/* base/log makes the names valid UTF-8 and bounds the line */
 			pr_warn("kube: pod %s/%s: its controller ownerReference is too long to "
 				"keep (kind at most %d, name at most %d bytes); the pod is named "
-				"by itself", o->ns, o->name, KUBE_KIND_MAX - 1, KUBE_NAME_MAX - 1);
+				"by itself",
+				o->ns, o->name, KUBE_KIND_MAX - 1, KUBE_NAME_MAX - 1);
 			o->owner_kind[0] = o->owner_name[0] = '\0';
 		}
 		return;
@@ -272,8 +273,8 @@ static const struct {
 	const char *name;
 	enum kube_event_type type;
 } event_types[] = {
-	{ "ADDED", KUBE_EV_ADDED },	  { "MODIFIED", KUBE_EV_MODIFIED },
-	{ "DELETED", KUBE_EV_DELETED },	  { "BOOKMARK", KUBE_EV_BOOKMARK },
+	{ "ADDED", KUBE_EV_ADDED },	{ "MODIFIED", KUBE_EV_MODIFIED },
+	{ "DELETED", KUBE_EV_DELETED }, { "BOOKMARK", KUBE_EV_BOOKMARK },
 	{ "ERROR", KUBE_EV_ERROR },
 };
 
@@ -491,7 +492,7 @@ int kube_linebuf_feed(struct kube_linebuf *lb, const char *data, size_t n, kube_
 /* --- credentials --------------------------------------------------------------------------- */
 
 __attribute__((format(printf, 4, 5))) static int set_err(char *err, size_t size, int ret,
-							  const char *fmt, ...)
+							 const char *fmt, ...)
 {
 	va_list ap;
 
@@ -587,8 +588,7 @@ static const char *scalar(yaml_node_t *n)
 }
 
 /* The @field mapping of the item named @name in the sequence @key of the root. */
-static yaml_node_t *named(yaml_document_t *d, const char *key, const char *name,
-			  const char *field)
+static yaml_node_t *named(yaml_document_t *d, const char *key, const char *name, const char *field)
 {
 	yaml_node_t *seq = map_get(d, yaml_document_get_root_node(d), key);
 	yaml_node_item_t *it;
@@ -662,13 +662,14 @@ static int creds_from_doc(yaml_document_t *d, const char *base, struct kube_cred
 		return set_err(err, errsize, -EINVAL, "kubeconfig: no current-context");
 	ctx = named(d, "contexts", cur, "context");
 	if (!ctx)
-		return set_err(err, errsize, -EINVAL, "kubeconfig: context \"%.64s\" not found", cur);
+		return set_err(err, errsize, -EINVAL, "kubeconfig: context \"%.64s\" not found",
+			       cur);
 	clname = scalar(map_get(d, ctx, "cluster"));
 	usname = scalar(map_get(d, ctx, "user"));
 	ns = scalar(map_get(d, ctx, "namespace"));
 	if (!clname || !clname[0])
-		return set_err(err, errsize, -EINVAL, "kubeconfig: context \"%.64s\" has no cluster",
-			       cur);
+		return set_err(err, errsize, -EINVAL,
+			       "kubeconfig: context \"%.64s\" has no cluster", cur);
 	cl = named(d, "clusters", clname, "cluster");
 	if (!cl)
 		return set_err(err, errsize, -EINVAL, "kubeconfig: cluster \"%.64s\" not found",
@@ -677,20 +678,23 @@ static int creds_from_doc(yaml_document_t *d, const char *base, struct kube_cred
 	if (!server || (strncmp(server, "https://", 8) && strncmp(server, "http://", 7)) ||
 	    !server[strncmp(server, "https://", 8) ? 7 : 8])
 		return set_err(err, errsize, -EINVAL,
-			       "kubeconfig: cluster \"%.64s\": server is not an http(s) URL", clname);
+			       "kubeconfig: cluster \"%.64s\": server is not an http(s) URL",
+			       clname);
 	if (usname && usname[0]) {
 		us = named(d, "users", usname, "user");
 		if (!us)
-			return set_err(err, errsize, -EINVAL, "kubeconfig: user \"%.64s\" not found",
-				       usname);
+			return set_err(err, errsize, -EINVAL,
+				       "kubeconfig: user \"%.64s\" not found", usname);
 		if (map_get(d, us, "exec") || map_get(d, us, "auth-provider"))
-			return set_err(err, errsize, -EOPNOTSUPP,
-				       "kubeconfig: user \"%.64s\": exec and auth-provider plugins are "
-				       "not supported (use a token or a client certificate)",
-				       usname);
+			return set_err(
+				err, errsize, -EOPNOTSUPP,
+				"kubeconfig: user \"%.64s\": exec and auth-provider plugins are "
+				"not supported (use a token or a client certificate)",
+				usname);
 		if (map_get(d, us, "username") || map_get(d, us, "password"))
 			return set_err(err, errsize, -EOPNOTSUPP,
-				       "kubeconfig: user \"%.64s\": basic auth is not supported", usname);
+				       "kubeconfig: user \"%.64s\": basic auth is not supported",
+				       usname);
 	}
 
 	if ((ret = dup_str(server, &c->server)) ||

@@ -22,22 +22,22 @@
 #define KUBE_STATUS_ANNOTATION "profiling.slideops.io/capture-status"
 #define KUBE_TEMPLATE_HASH_LABEL "pod-template-hash"
 
-#define KUBE_UID_MAX OWNER_POD_UID_MAX	/* 36 chars + NUL */
-#define KUBE_NS_MAX 64			/* a DNS label: 63 + NUL */
-#define KUBE_NAME_MAX 254		/* a DNS subdomain: 253 + NUL */
+#define KUBE_UID_MAX OWNER_POD_UID_MAX /* 36 chars + NUL */
+#define KUBE_NS_MAX 64		       /* a DNS label: 63 + NUL */
+#define KUBE_NAME_MAX 254	       /* a DNS subdomain: 253 + NUL */
 #define KUBE_KIND_MAX 64
-#define KUBE_RV_MAX 32			/* resourceVersion: opaque, etcd revisions are 64-bit */
-#define KUBE_LABEL_MAX 64		/* a label value: 63 + NUL */
-#define KUBE_CONTAINER_NAME_MAX 64	/* a DNS label */
-#define KUBE_ANNOTATION_MAX 1024	/* the capture request value */
-#define KUBE_POD_MAX_CONTAINERS 32	/* containers + init + ephemeral with an id; more are dropped */
+#define KUBE_RV_MAX 32		   /* resourceVersion: opaque, etcd revisions are 64-bit */
+#define KUBE_LABEL_MAX 64	   /* a label value: 63 + NUL */
+#define KUBE_CONTAINER_NAME_MAX 64 /* a DNS label */
+#define KUBE_ANNOTATION_MAX 1024   /* the capture request value */
+#define KUBE_POD_MAX_CONTAINERS 32 /* containers + init + ephemeral with an id; more are dropped */
 #define KUBE_MAX_EVENT_BYTES (4u << 20) /* one watch event line */
 #define KUBE_MAX_LIST_BYTES (64u << 20) /* one list response */
 #define KUBE_MAX_FILE_BYTES (1u << 20)	/* kubeconfig, token, ca.crt */
 
 struct kube_container {
-	char id[OWNER_CONTAINER_ID_MAX];	/* bare 64-hex id, as the cgroup path names it */
-	char runtime[16];			/* "containerd", "cri-o", "docker" */
+	char id[OWNER_CONTAINER_ID_MAX]; /* bare 64-hex id, as the cgroup path names it */
+	char runtime[16];		 /* "containerd", "cri-o", "docker" */
 	char name[KUBE_CONTAINER_NAME_MAX];
 };
 
@@ -50,16 +50,16 @@ struct kube_object {
 	char ns[KUBE_NS_MAX];
 	char name[KUBE_NAME_MAX];
 	char rv[KUBE_RV_MAX];
-	char owner_kind[KUBE_KIND_MAX];		/* the controller owner reference; "" if none */
+	char owner_kind[KUBE_KIND_MAX]; /* the controller owner reference; "" if none */
 	char owner_name[KUBE_NAME_MAX];
-	char template_hash[KUBE_LABEL_MAX];	/* label pod-template-hash; "" if none */
-	char workload[KUBE_NAME_MAX];		/* kube_workload_name(); the pod name at worst */
-	bool has_capture;			/* annotation profiling.slideops.io/capture is set */
-	bool capture_too_long;			/* ... but longer than KUBE_ANNOTATION_MAX - 1:
+	char template_hash[KUBE_LABEL_MAX]; /* label pod-template-hash; "" if none */
+	char workload[KUBE_NAME_MAX];	    /* kube_workload_name(); the pod name at worst */
+	bool has_capture;		    /* annotation profiling.slideops.io/capture is set */
+	bool capture_too_long;		    /* ... but longer than KUBE_ANNOTATION_MAX - 1:
 						 * capture is "" and the request must be refused */
 	char capture[KUBE_ANNOTATION_MAX];
 	unsigned ncontainers;
-	unsigned dropped_containers;		/* statuses beyond KUBE_POD_MAX_CONTAINERS or with
+	unsigned dropped_containers; /* statuses beyond KUBE_POD_MAX_CONTAINERS or with
 						 * an id that does not parse (yet: waiting ones) */
 	struct kube_container containers[KUBE_POD_MAX_CONTAINERS];
 };
@@ -75,10 +75,10 @@ enum kube_event_type {
 /* One watch event. About 7.1 KiB: allocate it, don't put it on a small stack. */
 struct kube_event {
 	enum kube_event_type type;
-	int code;			/* ERROR: the Status code (410 = resourceVersion too old) */
-	char message[256];		/* ERROR: the Status message, truncated */
-	char rv[KUBE_RV_MAX];		/* every type but ERROR: the new resourceVersion */
-	struct kube_object obj;		/* ADDED, MODIFIED, DELETED */
+	int code;		/* ERROR: the Status code (410 = resourceVersion too old) */
+	char message[256];	/* ERROR: the Status message, truncated */
+	char rv[KUBE_RV_MAX];	/* every type but ERROR: the new resourceVersion */
+	struct kube_object obj; /* ADDED, MODIFIED, DELETED */
 };
 
 /*
@@ -163,17 +163,17 @@ int kube_linebuf_feed(struct kube_linebuf *lb, const char *data, size_t n, kube_
 
 /* Credentials and address of an API server. Strings are owned (kube_creds_free()). */
 struct kube_creds {
-	char *server;		/* "https://10.0.0.1:443" or a kubeconfig URL, no trailing '/' */
-	char *ca_file;		/* PEM bundle path, or NULL */
-	char *ca_data;		/* PEM bytes (decoded certificate-authority-data), or NULL */
+	char *server;  /* "https://10.0.0.1:443" or a kubeconfig URL, no trailing '/' */
+	char *ca_file; /* PEM bundle path, or NULL */
+	char *ca_data; /* PEM bytes (decoded certificate-authority-data), or NULL */
 	size_t ca_data_len;
-	bool insecure;		/* insecure-skip-tls-verify */
-	char *token;		/* a bearer token, or NULL */
-	char *token_file;	/* a file holding it (re-read: service-account tokens rotate) */
-	char *cert_file, *key_file;	/* client certificate and key paths, or NULL */
-	char *cert_data, *key_data;	/* ... or their PEM bytes */
+	bool insecure;		    /* insecure-skip-tls-verify */
+	char *token;		    /* a bearer token, or NULL */
+	char *token_file;	    /* a file holding it (re-read: service-account tokens rotate) */
+	char *cert_file, *key_file; /* client certificate and key paths, or NULL */
+	char *cert_data, *key_data; /* ... or their PEM bytes */
 	size_t cert_data_len, key_data_len;
-	char *ns;		/* the context's namespace or the pod's; "default" if none */
+	char *ns; /* the context's namespace or the pod's; "default" if none */
 };
 
 /*

@@ -94,11 +94,14 @@ static int parse_question(const char *v, size_t len, bool server, enum question 
 			    quote(v, len, q, sizeof(q)), list);
 	qi = question_info(n);
 	if (!qi->implemented)
-		return fail(err, size, "%s (%s) cannot be captured by this version; choose one of: %s",
-			    qi->id, qi->text, list);
+		return fail(err, size,
+			    "%s (%s) cannot be captured by this version; choose one of: %s", qi->id,
+			    qi->text, list);
 	if (server && !qi->server)
-		return fail(err, size, "%s is not offered for a whole-server (Node) profile; choose "
-				       "one of: %s", qi->id, list);
+		return fail(err, size,
+			    "%s is not offered for a whole-server (Node) profile; choose "
+			    "one of: %s",
+			    qi->id, list);
 	*out = n;
 	return 0;
 }
@@ -138,7 +141,8 @@ int request_parse(const char *value, bool server, struct capture_request *out, c
 		return fail(err, size, "no request; " FORM);
 	total = strnlen(value, REQUEST_MAX_LEN + 1);
 	if (total > REQUEST_MAX_LEN)
-		return fail(err, size, "the request is longer than %d bytes; " FORM, REQUEST_MAX_LEN);
+		return fail(err, size, "the request is longer than %d bytes; " FORM,
+			    REQUEST_MAX_LEN);
 	p = value;
 	end = value + total;
 	for (;;) {
@@ -172,8 +176,9 @@ int request_parse(const char *value, bool server, struct capture_request *out, c
 					return ret;
 				have_d = true;
 			} else {
-				return fail(err, size, "unknown key '%s' (known: question, duration); "
-						       FORM, quote(k, klen, q, sizeof(q)));
+				return fail(err, size,
+					    "unknown key '%s' (known: question, duration); " FORM,
+					    quote(k, klen, q, sizeof(q)));
 			}
 		}
 		if (!comma)
@@ -193,7 +198,7 @@ const char *request_format(const struct capture_request *r, char *buf, size_t si
 {
 	const struct question_info *qi = question_info(r->question);
 
-	if (r->question == Q_THREADS)	/* its duration is fixed: any allowed one reads the same */
+	if (r->question == Q_THREADS) /* its duration is fixed: any allowed one reads the same */
 		snprintf(buf, size, "question=threads");
 	else
 		snprintf(buf, size, "question=%s,duration=%u", qi ? qi->id : "?", r->duration_s);

@@ -27,7 +27,7 @@
 
 struct capture_request {
 	enum question question;
-	unsigned int duration_s;	/* 10, 30 or 60; 5 for threads */
+	unsigned int duration_s; /* 10, 30 or 60; 5 for threads */
 };
 
 /*

@@ -47,24 +47,24 @@ struct item {
 };
 
 struct sink {
-	char *cluster_url;	/* <base>/v1/profiles, or NULL */
-	char *pyro_url;		/* <base>/ingest, or NULL */
-	char *token_file;	/* or NULL */
+	char *cluster_url; /* <base>/v1/profiles, or NULL */
+	char *pyro_url;	   /* <base>/ingest, or NULL */
+	char *token_file;  /* or NULL */
 	char *app;
 	char *dir;
 	int dirfd;
 	unsigned long long max_bytes;
 	unsigned base_ms, cap_ms, timeout_ms;
 	struct sink_clock clock;
-	struct sink_http http;		/* the transports' view of the above */
+	struct sink_http http; /* the transports' view of the above */
 
-	pthread_mutex_t submit_lock;	/* serializes sink__submit(): sequence order = spool order */
-	pthread_mutex_t lock;		/* the queue, the counters, next_attempt_ms */
-	pthread_cond_t cond;		/* work arrived, or stop */
-	pthread_cond_t idle;		/* an item left the queue */
+	pthread_mutex_t submit_lock; /* serializes sink__submit(): sequence order = spool order */
+	pthread_mutex_t lock;	     /* the queue, the counters, next_attempt_ms */
+	pthread_cond_t cond;	     /* work arrived, or stop */
+	pthread_cond_t idle;	     /* an item left the queue */
 	bool sync_init;
 	struct item *head, *tail;
-	uint64_t next_seq;		/* only under submit_lock (or before the thread starts) */
+	uint64_t next_seq; /* only under submit_lock (or before the thread starts) */
 	struct sink_stats st;
 	uint64_t next_attempt_ms;
 	atomic_bool stop;
@@ -201,8 +201,9 @@ static void note_dropped(struct sink *s, const struct item *it, const char *why)
 	if (fstatat(s->dirfd, DROPPED_LOG, &st, 0) == 0 && st.st_size > DROPPED_LOG_MAX)
 		renameat(s->dirfd, DROPPED_LOG, s->dirfd, DROPPED_LOG ".1");
 	format_utc(wall(s), when, sizeof(when));
-	n = snprintf(line, sizeof(line), "%s dropped id=%s seq=%" PRIu64 " bytes=%" PRIu64
-		     " reason=\"%s\"\n", when, it->id, it->seq, it->bytes, why);
+	n = snprintf(line, sizeof(line),
+		     "%s dropped id=%s seq=%" PRIu64 " bytes=%" PRIu64 " reason=\"%s\"\n", when,
+		     it->id, it->seq, it->bytes, why);
 	if (n < 0 || n >= (int)sizeof(line))
 		n = sizeof(line) - 1;
 	fd = openat(s->dirfd, DROPPED_LOG, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
@@ -400,9 +401,10 @@ static void log_failure(const char *sinkname, const struct item *it, unsigned at
 {
 	enum log_level lvl = (attempt & (attempt - 1)) == 0 ? LOG_WARN : LOG_DEBUG;
 
-	log_msg(lvl, 0, "sink: %s: delivering id=%s failed (attempt %u): %s; retrying in %" PRIu64
-		".%01" PRIu64 " s", sinkname, it->id, attempt, reason, delay_ms / 1000,
-		delay_ms % 1000 / 100);
+	log_msg(lvl, 0,
+		"sink: %s: delivering id=%s failed (attempt %u): %s; retrying in %" PRIu64
+		".%01" PRIu64 " s",
+		sinkname, it->id, attempt, reason, delay_ms / 1000, delay_ms % 1000 / 100);
 }
 
 /* The secondary sink: one attempt, bounded in time, counted, never retried. */
@@ -465,8 +467,7 @@ static int attempt(struct sink *s, const struct item *it, struct sink_payload *p
 	if (err) {
 		/* Too large (a spool written by hand) never gets better; EIO might. */
 		out->verdict = err == -EFBIG ? SINK_PERMANENT : SINK_RETRY;
-		snprintf(out->reason, sizeof(out->reason), "reading the spool: %s",
-			 strerror(-err));
+		snprintf(out->reason, sizeof(out->reason), "reading the spool: %s", strerror(-err));
 	} else if (s->cluster_url) {
 		sink_http_post_cluster(&s->http, it->id, pl, s->timeout_ms, out);
 	} else {
@@ -522,7 +523,8 @@ static void settle_queue(struct sink *s, struct item *it, const struct sink_resu
 		s->st.delivered++;
 		if (s->st.attempt)
 			pr_info("sink: %s reachable again: id=%s delivered after %" PRIu64
-				" failed attempts", sink_name(s), it->id, s->st.attempt);
+				" failed attempts",
+				sink_name(s), it->id, s->st.attempt);
 	} else {
 		s->st.dead++;
 	}
@@ -657,7 +659,8 @@ static struct item *scan_entry(struct sink *s, const char *name, size_t *removed
 	/* atomic_write_file()'s temp file of the sequence number, left by a crash before its
 	 * rename (tests/integration/test_crash_safety.sh found them piling up) */
 	if (!strncmp(name, SEQ_FILE ".tmp.", strlen(SEQ_FILE ".tmp."))) {
-		pr_info("sink: removing %s/%s, a sequence file a crash left unrenamed", s->dir, name);
+		pr_info("sink: removing %s/%s, a sequence file a crash left unrenamed", s->dir,
+			name);
 		if (unlinkat(s->dirfd, name, 0) < 0 && errno != ENOENT)
 			pr_warn_errno(-errno, "sink: cannot remove %s/%s", s->dir, name);
 		return NULL;
@@ -668,7 +671,7 @@ static struct item *scan_entry(struct sink *s, const char *name, size_t *removed
 		return NULL;
 	}
 	if (sink_parse_item_name(name, &it->seq, it->id)) {
-		free(it);	/* left alone */
+		free(it); /* left alone */
 		return NULL;
 	}
 	sink_item_name(it->seq, it->id, it->name, sizeof(it->name));
@@ -770,7 +773,8 @@ static int set_opts(struct sink *s, const struct sink_opts *opts)
 		err = str_dup(opts->token_file, &s->token_file);
 	if (!err)
 		err = str_dup(opts->pyroscope_app && opts->pyroscope_app[0] ? opts->pyroscope_app :
-			      SINK_DEFAULT_APP, &s->app);
+									      SINK_DEFAULT_APP,
+			      &s->app);
 	if (!err)
 		err = str_dup(opts->spool_dir, &s->dir);
 	if (err)
@@ -784,8 +788,12 @@ static int set_opts(struct sink *s, const struct sink_opts *opts)
 	if (opts->clock)
 		s->clock = *opts->clock;
 	s->http = (struct sink_http){
-		.cluster_url = s->cluster_url, .pyro_url = s->pyro_url,
-		.token_file = s->token_file, .app = s->app, .stop = &s->stop, .clock = &s->clock,
+		.cluster_url = s->cluster_url,
+		.pyro_url = s->pyro_url,
+		.token_file = s->token_file,
+		.app = s->app,
+		.stop = &s->stop,
+		.clock = &s->clock,
 		.connect_ms = opts->connect_timeout_ms ? opts->connect_timeout_ms :
 							 SINK_DEFAULT_CONNECT_TIMEOUT_MS,
 	};
@@ -820,7 +828,8 @@ static int open_spool(struct sink *s)
 	err = rescan(s);
 	if (err)
 		return pr_err_errno(err, "sink: cannot read the spool %s", s->dir);
-	pr_info("sink: spool %s: %" PRIu64 " profiles (%" PRIu64 " bytes) waiting, next seq %" PRIu64,
+	pr_info("sink: spool %s: %" PRIu64 " profiles (%" PRIu64
+		" bytes) waiting, next seq %" PRIu64,
 		s->dir, s->st.queued, s->st.queued_bytes, s->next_seq);
 	return 0;
 }
@@ -913,14 +922,13 @@ static int load_profile(const char *path, char **prof, size_t *len)
 	if (err)
 		return err;
 	if (*len < 2 || (unsigned char)(*prof)[0] != 0x1f || (unsigned char)(*prof)[1] != 0x8b)
-		return -EINVAL;	/* not gzip: not what pprof writers produce */
+		return -EINVAL; /* not gzip: not what pprof writers produce */
 	return 0;
 }
 
 /* Makes room for @it, writes it under the next sequence number and queues it. Returns 0 (@it
  * is the queue's now) or -errno. Under s->submit_lock: sequence order = spool order. */
-static int spool_item(struct sink *s, struct item *it, const struct buf *meta,
-		      const struct buf *pb)
+static int spool_item(struct sink *s, struct item *it, const struct buf *meta, const struct buf *pb)
 {
 	struct item *victims;
 	uint64_t seq;

@@ -48,37 +48,37 @@
  * not advance counts each such sleep as having reached the deadline.
  */
 struct sink_clock {
-	uint64_t (*now_ms)(void *ctx);	/* monotonic milliseconds */
-	time_t (*wall)(void *ctx);	/* Unix seconds */
-	uint32_t (*random)(void *ctx);	/* uniform 32 bits, for the jitter */
+	uint64_t (*now_ms)(void *ctx); /* monotonic milliseconds */
+	time_t (*wall)(void *ctx);     /* Unix seconds */
+	uint32_t (*random)(void *ctx); /* uniform 32 bits, for the jitter */
 	void *ctx;
 };
 
 struct sink_opts {
-	const char *cluster_api_url;	/* base URL; "/v1/profiles" is appended. NULL/"" = off */
-	const char *token_file;		/* bearer token, re-read before every attempt; NULL/"" = none */
-	const char *pyroscope_url;	/* base URL; "/ingest" is appended. NULL/"" = off */
-	const char *pyroscope_app;	/* application name prefix; default SINK_DEFAULT_APP */
-	const char *spool_dir;		/* required; created if missing */
-	unsigned long long spool_max_bytes;	/* default SINK_DEFAULT_MAX_BYTES */
-	unsigned backoff_base_ms;	/* default 1 s */
-	unsigned backoff_cap_ms;	/* default 5 min */
-	unsigned connect_timeout_ms;	/* default 5 s */
-	unsigned timeout_ms;		/* whole request; default 60 s */
-	bool no_sender;			/* spool only, start no thread (tests, tools) */
-	const struct sink_clock *clock;	/* copied; default the real clock */
+	const char *cluster_api_url; /* base URL; "/v1/profiles" is appended. NULL/"" = off */
+	const char *token_file;	   /* bearer token, re-read before every attempt; NULL/"" = none */
+	const char *pyroscope_url; /* base URL; "/ingest" is appended. NULL/"" = off */
+	const char *pyroscope_app; /* application name prefix; default SINK_DEFAULT_APP */
+	const char *spool_dir;	   /* required; created if missing */
+	unsigned long long spool_max_bytes; /* default SINK_DEFAULT_MAX_BYTES */
+	unsigned backoff_base_ms;	    /* default 1 s */
+	unsigned backoff_cap_ms;	    /* default 5 min */
+	unsigned connect_timeout_ms;	    /* default 5 s */
+	unsigned timeout_ms;		    /* whole request; default 60 s */
+	bool no_sender;			    /* spool only, start no thread (tests, tools) */
+	const struct sink_clock *clock;	    /* copied; default the real clock */
 };
 
 struct sink_stats {
-	uint64_t queued;		/* items in the spool, waiting (the one in flight included) */
-	uint64_t queued_bytes;		/* their metadata + profile bytes */
-	uint64_t delivered;		/* accepted by the primary sink since start */
-	uint64_t dropped;		/* removed, oldest first, to respect spool_max_bytes */
-	uint64_t dead;			/* refused for good (moved to dead/) since start */
-	uint64_t failures;		/* failed attempts (each one retried later) since start */
-	uint64_t pyroscope_pushed;	/* secondary pushes accepted */
-	uint64_t pyroscope_failures;	/* secondary pushes that failed (not retried) */
-	uint64_t attempt;		/* consecutive failed attempts of the oldest item, 0 = none */
+	uint64_t queued;	     /* items in the spool, waiting (the one in flight included) */
+	uint64_t queued_bytes;	     /* their metadata + profile bytes */
+	uint64_t delivered;	     /* accepted by the primary sink since start */
+	uint64_t dropped;	     /* removed, oldest first, to respect spool_max_bytes */
+	uint64_t dead;		     /* refused for good (moved to dead/) since start */
+	uint64_t failures;	     /* failed attempts (each one retried later) since start */
+	uint64_t pyroscope_pushed;   /* secondary pushes accepted */
+	uint64_t pyroscope_failures; /* secondary pushes that failed (not retried) */
+	uint64_t attempt;	     /* consecutive failed attempts of the oldest item, 0 = none */
 };
 
 struct sink;

@@ -44,7 +44,7 @@ static size_t on_header(char *p, size_t size, size_t n, void *ctx)
 		if (v >= 0)
 			x->out->retry_after_s = v;
 	} else if (len >= 5 && !strncmp(p, "HTTP/", 5)) {
-		x->out->retry_after_s = -1;	/* a new response (after 100 Continue) */
+		x->out->retry_after_s = -1; /* a new response (after 100 Continue) */
 	}
 	return len;
 }
@@ -91,8 +91,8 @@ static void perform(const struct sink_http *sh, CURL *h, const char *url, unsign
 	if (rc != CURLE_OK) {
 		out->verdict = SINK_RETRY;
 		out->aborted = rc == CURLE_ABORTED_BY_CALLBACK;
-		snprintf(out->reason, sizeof(out->reason), "%s", errbuf[0] ? errbuf :
-			 curl_easy_strerror(rc));
+		snprintf(out->reason, sizeof(out->reason), "%s",
+			 errbuf[0] ? errbuf : curl_easy_strerror(rc));
 	} else {
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &out->status);
 		out->verdict = sink_classify(out->status);

@@ -29,22 +29,22 @@ struct sink_payload {
 /* What one attempt came to. */
 struct sink_result {
 	enum sink_verdict verdict;
-	long status;			/* HTTP status, 0 = no response */
-	long long retry_after_s;	/* -1 = not given */
-	bool aborted;			/* stopped by @stop: not a failure of the server */
-	char reason[SINK_REASON_MAX];	/* "HTTP 503: <body start>", curl's error, ...: one
+	long status;		      /* HTTP status, 0 = no response */
+	long long retry_after_s;      /* -1 = not given */
+	bool aborted;		      /* stopped by @stop: not a failure of the server */
+	char reason[SINK_REASON_MAX]; /* "HTTP 503: <body start>", curl's error, ...: one
 					 * printable line without double quotes */
 };
 
 /* Where and how to deliver; the strings and @stop are borrowed from the sink. */
 struct sink_http {
-	const char *cluster_url;	/* <base>/v1/profiles, or NULL */
-	const char *pyro_url;		/* <base>/ingest, or NULL */
-	const char *token_file;		/* re-read before every cluster API attempt; or NULL */
-	const char *app;		/* the Pyroscope application name's prefix */
+	const char *cluster_url; /* <base>/v1/profiles, or NULL */
+	const char *pyro_url;	 /* <base>/ingest, or NULL */
+	const char *token_file;	 /* re-read before every cluster API attempt; or NULL */
+	const char *app;	 /* the Pyroscope application name's prefix */
 	unsigned connect_ms;
 	const atomic_bool *stop;	/* set: the transfer in progress is aborted */
-	const struct sink_clock *clock;	/* the wall clock for Retry-After dates */
+	const struct sink_clock *clock; /* the wall clock for Retry-After dates */
 };
 
 /* Unix seconds from @clock (NULL or no wall member: time()). */

@@ -67,14 +67,14 @@ enum sink_verdict sink_classify(long status)
 	if (status >= 200 && status < 300)
 		return SINK_OK;
 	if (status < 400 || status >= 500)
-		return SINK_RETRY;	/* no answer, 1xx/3xx (we follow no redirects), 5xx */
+		return SINK_RETRY; /* no answer, 1xx/3xx (we follow no redirects), 5xx */
 	switch (status) {
-	case 401:	/* the token may be rotated: the file is re-read before every attempt */
+	case 401: /* the token may be rotated: the file is re-read before every attempt */
 	case 403:
-	case 404:	/* a wrong URL or a missing route is fixed by the operator, not by the item */
+	case 404: /* a wrong URL or a missing route is fixed by the operator, not by the item */
 	case 405:
 	case 408:
-	case 409:	/* same Idempotency-Key still being processed */
+	case 409: /* same Idempotency-Key still being processed */
 	case 425:
 	case 429:
 		return SINK_RETRY;
@@ -215,7 +215,7 @@ int sink_metadata_range(const char *metadata_json, time_t *from, time_t *until)
 		v = json_object_get(root, "duration_seconds");
 	if (json_is_number(v))
 		dur = json_number_value(v);
-	if (!(dur >= 1 && dur < 1e7))	/* Pyroscope wants a non-empty range */
+	if (!(dur >= 1 && dur < 1e7)) /* Pyroscope wants a non-empty range */
 		dur = 1;
 	*from = start;
 	*until = start + (time_t)(dur + 0.5);
@@ -284,7 +284,8 @@ int sink_pyroscope_name(const char *app, const char *metadata_json, char *buf, s
 		/* two tenants' Services of one name stay two series */
 		ns = json_string_value(json_object_get(target, "namespace"));
 	}
-	add_label(buf, size, &len, &first, "node", json_string_value(json_object_get(root, "node")));
+	add_label(buf, size, &len, &first, "node",
+		  json_string_value(json_object_get(root, "node")));
 	add_label(buf, size, &len, &first, "namespace", ns);
 	add_label(buf, size, &len, &first, "service", service);
 	add_label(buf, size, &len, &first, "question",

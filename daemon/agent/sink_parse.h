@@ -15,7 +15,7 @@
 #define SINK_DEFAULT_APP "slideops"
 /* A Retry-After longer than this is shortened to it (a broken server must not park us for days). */
 #define SINK_RETRY_AFTER_MAX_S 3600
-#define SINK_ID_MAX 64		/* characters of an item id: [A-Za-z0-9._-] */
+#define SINK_ID_MAX 64 /* characters of an item id: [A-Za-z0-9._-] */
 #define SINK_NAME_MAX (20 + 1 + SINK_ID_MAX + 1)
 
 /* Writes "<seq as 20 digits>-<id>" into @buf. Returns its length, -EINVAL (bad id),
@@ -28,9 +28,9 @@ int sink_parse_item_name(const char *name, uint64_t *seq, char *id);
 bool sink_valid_id(const char *id);
 
 enum sink_verdict {
-	SINK_OK = 0,		/* accepted: delete the item */
-	SINK_RETRY = 1,		/* try again later: 5xx, 408, 429, 3xx, 401/403/404/405/409, network */
-	SINK_PERMANENT = 2,	/* this item will never be accepted: other 4xx */
+	SINK_OK = 0,	    /* accepted: delete the item */
+	SINK_RETRY = 1,	    /* try again later: 5xx, 408, 429, 3xx, 401/403/404/405/409, network */
+	SINK_PERMANENT = 2, /* this item will never be accepted: other 4xx */
 };
 /* Classifies an HTTP status (0 = no response: network error, timeout). */
 enum sink_verdict sink_classify(long http_status);

@@ -41,16 +41,16 @@
 
 struct store {
 	pthread_mutex_t lock;
-	int pfd;			/* DIR/profiles, O_DIRECTORY */
+	int pfd; /* DIR/profiles, O_DIRECTORY */
 	char *dir;
-	char *pdir;			/* DIR/profiles */
+	char *pdir; /* DIR/profiles */
 	unsigned int retention;
 	int64_t continuous_ns;
 	size_t max_entries;
 	store_clock_fn_t clock;
 	void *clock_ctx;
-	int64_t last_created;		/* created_ns handed out last (strictly increasing) */
-	struct store_meta **v;		/* oldest first by (created_ns, id) */
+	int64_t last_created;  /* created_ns handed out last (strictly increasing) */
+	struct store_meta **v; /* oldest first by (created_ns, id) */
 	size_t n, cap;
 };
 
@@ -590,7 +590,8 @@ int store__new(const struct store_opts *opts, struct store **out)
 	pthread_mutex_init(&s->lock, NULL);
 	s->retention = opts->retention_per_service ?: STORE_DEFAULT_RETENTION;
 	s->continuous_ns = (int64_t)(opts->continuous_retention_hours ?:
-				     STORE_DEFAULT_CONTINUOUS_HOURS) * 3600 * NS_PER_S;
+					     STORE_DEFAULT_CONTINUOUS_HOURS) *
+			   3600 * NS_PER_S;
 	s->max_entries = opts->max_entries ?: STORE_DEFAULT_MAX_ENTRIES;
 	s->clock = opts->clock ?: realtime_ns;
 	s->clock_ctx = opts->clock_ctx;
@@ -758,8 +759,7 @@ static int publish(struct store *s, struct store_meta *m, const char *tmp, char 
 	return err;
 }
 
-int store__add(struct store *s, const struct store_meta *meta, const char *files_dir,
-	       char *id_out)
+int store__add(struct store *s, const struct store_meta *meta, const char *files_dir, char *id_out)
 {
 	struct store_meta *m;
 	char tmp[64];
@@ -781,7 +781,7 @@ int store__add(struct store *s, const struct store_meta *meta, const char *files
 		goto out_free;
 	err = publish(s, m, tmp, id_out);
 	if (!err)
-		return 0;	/* @m is the index's now */
+		return 0; /* @m is the index's now */
 	rm_tree(s->pfd, tmp);
 out_free:
 	free(m);

@@ -27,7 +27,7 @@
 /* "20261129T174501Z-a1b2c3" plus the NUL */
 #define STORE_ID_SIZE 24
 #define STORE_NAME_MAX 256
-#define STORE_NS_MAX 64			/* a DNS label: 63 + NUL */
+#define STORE_NS_MAX 64 /* a DNS label: 63 + NUL */
 #define STORE_ANSWER_MAX 1024
 #define STORE_MAX_LANGUAGES 8
 #define STORE_LANGUAGE_MAX 16
@@ -42,10 +42,10 @@ struct store;
 
 /* The files of a profile, as capture writes them (docs/files.md). */
 enum store_file {
-	STORE_FILE_PPROF = 0,	/* profile.pb.gz, required */
-	STORE_FILE_COLLAPSED,	/* profile.collapsed, required */
-	STORE_FILE_SUMMARY,	/* summary.json, required */
-	STORE_FILE_FLAMEGRAPH,	/* flamegraph.html, copied when present */
+	STORE_FILE_PPROF = 0,  /* profile.pb.gz, required */
+	STORE_FILE_COLLAPSED,  /* profile.collapsed, required */
+	STORE_FILE_SUMMARY,    /* summary.json, required */
+	STORE_FILE_FLAMEGRAPH, /* flamegraph.html, copied when present */
 	STORE_FILE_COUNT,
 };
 
@@ -54,32 +54,32 @@ const char *store_file_name(enum store_file f);
 
 /* meta.json of a profile (docs/api.md). Strings are NUL-terminated (truncated to fit). */
 struct store_meta {
-	char id[STORE_ID_SIZE];		/* set by store__add(), or preset (store_make_id) */
+	char id[STORE_ID_SIZE]; /* set by store__add(), or preset (store_make_id) */
 	/* the Service name, "server", or the target description: with @ns, the retention group */
 	char service[STORE_NAME_MAX];
-	char ns[STORE_NS_MAX];		/* the Service's Kubernetes namespace; "" if none */
-	char question[32];		/* "cpu" */
-	char target_kind[16];		/* "server", "service", "pids", "unit", "container" */
-	char target[STORE_NAME_MAX];	/* "Service billing", "this server" */
-	int64_t start_ns;		/* wall clock, start of sampling */
+	char ns[STORE_NS_MAX];	     /* the Service's Kubernetes namespace; "" if none */
+	char question[32];	     /* "cpu" */
+	char target_kind[16];	     /* "server", "service", "pids", "unit", "container" */
+	char target[STORE_NAME_MAX]; /* "Service billing", "this server" */
+	int64_t start_ns;	     /* wall clock, start of sampling */
 	unsigned int duration_s;
 	char answer[STORE_ANSWER_MAX];
 	char languages[STORE_MAX_LANGUAGES][STORE_LANGUAGE_MAX];
 	size_t nlanguages;
 	uint64_t samples;
-	bool continuous;		/* kept @continuous_retention_hours, never listed */
-	int64_t created_ns;		/* filled by store__add() */
+	bool continuous;    /* kept @continuous_retention_hours, never listed */
+	int64_t created_ns; /* filled by store__add() */
 };
 
 /* Wall-clock now in ns; a seam for the tests (retention of continuous entries). */
 typedef int64_t (*store_clock_fn_t)(void *ctx);
 
 struct store_opts {
-	const char *dir;			/* required; profiles go in DIR/profiles */
-	unsigned int retention_per_service;	/* 0: STORE_DEFAULT_RETENTION */
+	const char *dir;			 /* required; profiles go in DIR/profiles */
+	unsigned int retention_per_service;	 /* 0: STORE_DEFAULT_RETENTION */
 	unsigned int continuous_retention_hours; /* 0: STORE_DEFAULT_CONTINUOUS_HOURS */
-	size_t max_entries;			/* 0: STORE_DEFAULT_MAX_ENTRIES */
-	store_clock_fn_t clock;			/* NULL: CLOCK_REALTIME */
+	size_t max_entries;			 /* 0: STORE_DEFAULT_MAX_ENTRIES */
+	store_clock_fn_t clock;			 /* NULL: CLOCK_REALTIME */
 	void *clock_ctx;
 };
 
@@ -110,8 +110,7 @@ void store__free(struct store *s);
  * -ENOENT when a required file is missing; -EFBIG for a file over STORE_MAX_FILE_BYTES;
  * -EINVAL for a bad @meta; -errno from the file system (nothing is left behind then).
  */
-int store__add(struct store *s, const struct store_meta *meta, const char *files_dir,
-	       char *id_out);
+int store__add(struct store *s, const struct store_meta *meta, const char *files_dir, char *id_out);
 
 /*
  * Copies up to @max listed entries (not continuous), newest first, of service @service (NULL:

@@ -63,7 +63,7 @@ bool token_role_allows(enum token_role have, enum token_role need)
 }
 
 __attribute__((format(printf, 3, 4))) static int fail(struct tp *p, size_t line, const char *fmt,
-						       ...)
+						      ...)
 {
 	va_list ap;
 	int ret;
@@ -208,9 +208,9 @@ static int add_entry(struct tp *p, size_t line, const struct draft *dr, struct t
 
 	if (!dr->seen_name || !dr->seen_token || !dr->seen_role || !dr->name[0])
 		return fail(p, line, "entry without %s (each entry needs name, token and role)",
-			    !dr->seen_name || !dr->name[0] ? "a name"
-			    : !dr->seen_token		   ? "a token"
-							   : "a role");
+			    !dr->seen_name || !dr->name[0] ? "a name" :
+			    !dr->seen_token		   ? "a token" :
+							     "a role");
 	r = token_role_parse(dr->role);
 	if (r < 0)
 		return fail(p, line,
@@ -241,8 +241,9 @@ static int parse_entry(struct tp *p, struct tokens *t)
 	int err;
 
 	if (p->ev.type != YAML_MAPPING_START_EVENT)
-		return fail(p, line, "each entry of 'tokens' must be a mapping with name, token "
-				     "and role");
+		return fail(p, line,
+			    "each entry of 'tokens' must be a mapping with name, token "
+			    "and role");
 	for (;;) {
 		err = next(p);
 		if (err || p->ev.type == YAML_MAPPING_END_EVENT)
@@ -263,7 +264,7 @@ static int parse_doc(struct tp *p, struct tokens *t)
 	bool seen = false;
 	int err;
 
-	if ((err = next(p)) || (err = next(p)))	/* stream start, document start */
+	if ((err = next(p)) || (err = next(p))) /* stream start, document start */
 		return err;
 	if (p->ev.type == YAML_STREAM_END_EVENT)
 		return fail(p, 0, "empty file: expected a mapping with the key 'tokens'");
@@ -299,7 +300,7 @@ static int parse_doc(struct tp *p, struct tokens *t)
 	}
 	if (!seen)
 		return fail(p, ev_line(&p->ev), "missing key 'tokens'");
-	if ((err = next(p)))	/* document end */
+	if ((err = next(p))) /* document end */
 		return err;
 	if ((err = next(p)))
 		return err;

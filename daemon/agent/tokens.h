@@ -28,10 +28,10 @@
 
 /* Ordered: a role allows everything the roles below it allow. */
 enum token_role {
-	TOKEN_ROLE_NONE = 0,	/* no token, or an unknown one */
-	TOKEN_ROLE_VIEWER = 1,	/* reads: status, plan, progress, profiles, downloads */
+	TOKEN_ROLE_NONE = 0,	 /* no token, or an unknown one */
+	TOKEN_ROLE_VIEWER = 1,	 /* reads: status, plan, progress, profiles, downloads */
 	TOKEN_ROLE_OPERATOR = 2, /* and captures, deletes, symbol uploads */
-	TOKEN_ROLE_ADMIN = 3,	/* and settings, removing the profiler */
+	TOKEN_ROLE_ADMIN = 3,	 /* and settings, removing the profiler */
 };
 
 struct tokens;

@@ -25,7 +25,7 @@ int answer_add_note(struct capture_result *r, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return -ENOMEM;
-	text_utf8_sanitize(s);	/* names in notes come from /proc and binaries */
+	text_utf8_sanitize(s); /* names in notes come from /proc and binaries */
 	r->notes[r->nnotes++] = s;
 	return 0;
 }
@@ -37,7 +37,7 @@ const char *answer_target_who(const struct capture_opts *o, const struct answer_
 	if (o->target.kind == TARGET_PIDS && o->target.npids == 1 && in->nprocs &&
 	    in->procs[0].comm[0])
 		snprintf(who + strlen(who), size - strlen(who), " (%s)", in->procs[0].comm);
-	text_utf8_sanitize(who);	/* comm: raw bytes, cut by the kernel mid-character too */
+	text_utf8_sanitize(who); /* comm: raw bytes, cut by the kernel mid-character too */
 	return who;
 }
 
@@ -89,8 +89,8 @@ static void threads_list(const struct capture_opts *o, const struct capture_thre
  * 5 mostly running, 407 mostly waiting. The busiest was worker of Service billing, running 97%
  * of the time, in build_report."
  */
-static void threads_answer(const struct capture_opts *o, const struct capture_result *r,
-			   char *buf, size_t size)
+static void threads_answer(const struct capture_opts *o, const struct capture_result *r, char *buf,
+			   size_t size)
 {
 	struct capture_thread *sorted;
 	char who[TARGET_NAME_MAX + 64], one[512];
@@ -98,8 +98,9 @@ static void threads_answer(const struct capture_opts *o, const struct capture_re
 
 	if (!n) {
 		snprintf(buf, size, "Over %u seconds, no thread of %s was seen.", o->duration_s,
-			 o->target.kind == TARGET_SERVER ? "this server" :
-			 target_describe(&o->target, who, sizeof(who)));
+			 o->target.kind == TARGET_SERVER ?
+				 "this server" :
+				 target_describe(&o->target, who, sizeof(who)));
 		return;
 	}
 	sorted = malloc(n * sizeof(*sorted));
@@ -113,9 +114,10 @@ static void threads_answer(const struct capture_opts *o, const struct capture_re
 		busy += sorted[i].running + sorted[i].runnable >= sorted[i].waiting;
 	if (o->target.kind == TARGET_SERVER) {
 		describe_thread(&sorted[0], one, sizeof(one));
-		snprintf(buf, size, "Over %u seconds, %zu threads on this server: %zu mostly running, "
-			 "%zu mostly waiting. The busiest was %s of %s.", o->duration_s, n, busy,
-			 n - busy, one, sorted[0].owner);
+		snprintf(buf, size,
+			 "Over %u seconds, %zu threads on this server: %zu mostly running, "
+			 "%zu mostly waiting. The busiest was %s of %s.",
+			 o->duration_s, n, busy, n - busy, one, sorted[0].owner);
 	} else {
 		threads_list(o, sorted, n, buf, size);
 	}
@@ -145,20 +147,26 @@ static void goroutines_answer(const struct capture_opts *o, const struct answer_
 		len += snprintf(buf + len, size - len, "%s%u %s%s in %s%s%s%s", i ? "; " : "",
 				gr[i].count,
 				strcmp(gr[i].state, "running") && strcmp(gr[i].state, "runnable") ?
-				"in " : "", gr[i].state, gr[i].function, many ? " (" : "",
+					"in " :
+					"",
+				gr[i].state, gr[i].function, many ? " (" : "",
 				many ? gr[i].process : "", many ? ")" : "");
 	if (len >= 0 && (size_t)len < size)
-		snprintf(buf + len, size - len, n > 5 ? "; and %zu more kinds." :
-			 n == 5 ? "; and 1 more kind." : ".", n - 4);
+		snprintf(buf + len, size - len,
+			 n > 5	? "; and %zu more kinds." :
+			 n == 5 ? "; and 1 more kind." :
+				  ".",
+			 n - 4);
 }
 
 void answer_write(const struct capture_opts *o, const struct answer_input *in,
 		  struct capture_result *r)
 {
 	char who[TARGET_NAME_MAX + 64];
-	const char *target = o->target.kind == TARGET_SERVER ? NULL :
-			     answer_target_who(o, in, who, sizeof(who));
-	static const struct report empty;	/* what a NULL report reads as */
+	const char *target = o->target.kind == TARGET_SERVER ?
+				     NULL :
+				     answer_target_who(o, in, who, sizeof(who));
+	static const struct report empty; /* what a NULL report reads as */
 	uint64_t busy = r->samples + r->stats.filtered;
 	const struct report *rep = r->report ? r->report : &empty;
 
@@ -187,8 +195,8 @@ void answer_write(const struct capture_opts *o, const struct answer_input *in,
 		break;
 	default:
 		if (!target)
-			report_answer(rep, o->duration_s, "the CPU time", "on this server", r->answer,
-				      sizeof(r->answer));
+			report_answer(rep, o->duration_s, "the CPU time", "on this server",
+				      r->answer, sizeof(r->answer));
 		else
 			report_answer_target(rep, o->duration_s, target,
 					     busy ? 100.0 * (double)r->samples / (double)busy : 0,
@@ -208,10 +216,11 @@ static void exit_notes(const struct answer_input *in, struct capture_result *r)
 			continue;
 		r->nexited++;
 		if (listed++ < ANSWER_MAX_EXIT_NOTES)
-			answer_add_note(r, "Process %u (%s) exited during the capture, about %.0f s "
-					   "after sampling started; the profile holds what it did "
-					   "until then.", t->pid, t->comm[0] ? t->comm : "?",
-					t->exited_at);
+			answer_add_note(r,
+					"Process %u (%s) exited during the capture, about %.0f s "
+					"after sampling started; the profile holds what it did "
+					"until then.",
+					t->pid, t->comm[0] ? t->comm : "?", t->exited_at);
 	}
 	if (listed > ANSWER_MAX_EXIT_NOTES)
 		answer_add_note(r, "%zu more processes of the target exited during the capture.",
@@ -242,16 +251,19 @@ static void quiet_notes(const struct capture_opts *o, struct capture_result *r)
 	const char *who = notes_who(o);
 
 	if (o->question == Q_LOCKS && !r->stats.events)
-		answer_add_note(r, "No lock waits: no thread of %s slept on a lock during the "
-				   "capture.", o->target.kind == TARGET_SERVER ? "this server" :
-				"the target");
+		answer_add_note(r,
+				"No lock waits: no thread of %s slept on a lock during the "
+				"capture.",
+				o->target.kind == TARGET_SERVER ? "this server" : "the target");
 	else if (o->question == Q_MEMORY_GROWTH && !r->stats.events)
 		answer_add_note(r, "No memory growth: %s touched no new memory during the capture.",
 				who);
 	else if ((o->question == Q_CPU || o->question == Q_WALL) &&
 		 r->samples < (uint64_t)ANSWER_FEW_SAMPLES_PER_SECOND * o->duration_s)
-		answer_add_note(r, "Very few samples: %s was almost idle. Capture again while it is "
-				   "under the load you want to understand.", who);
+		answer_add_note(r,
+				"Very few samples: %s was almost idle. Capture again while it is "
+				"under the load you want to understand.",
+				who);
 }
 
 void answer_notes(const struct capture_opts *o, const struct answer_input *in,
@@ -263,22 +275,27 @@ void answer_notes(const struct capture_opts *o, const struct answer_input *in,
 	exit_notes(in, r);
 	quiet_notes(o, r);
 	if (r->report && r->report->unnamed_share >= 10.0 && !in->nrefused)
-		answer_add_note(r, "Many native frames have no names, because the binaries were "
-				   "built without symbols (%.0f%% of the samples).",
+		answer_add_note(r,
+				"Many native frames have no names, because the binaries were "
+				"built without symbols (%.0f%% of the samples).",
 				r->report->unnamed_share);
 	else if (r->report && r->report->unnamed_share >= 10.0)
-		answer_add_note(r, "Many native frames have no names (%.0f%% of the samples): "
-				   "their binaries were built without symbols, or their files were "
-				   "not read for names (a note below says which).",
+		answer_add_note(r,
+				"Many native frames have no names (%.0f%% of the samples): "
+				"their binaries were built without symbols, or their files were "
+				"not read for names (a note below says which).",
 				r->report->unnamed_share);
 	for (i = 0; i < in->nunreadable; i++)
-		answer_add_note(r, "Process %u (%s) could not be read, so its functions have no "
-				   "names: %s.", in->unreadable[i].pid,
+		answer_add_note(r,
+				"Process %u (%s) could not be read, so its functions have no "
+				"names: %s.",
+				in->unreadable[i].pid,
 				in->unreadable[i].comm[0] ? in->unreadable[i].comm : "?",
 				strerror(-in->unreadable[i].err));
 	if (in->unattributed)
-		answer_add_note(r, "%llu %s from processes that exited before they could be read; "
-				   "%s shown under Other processes.",
+		answer_add_note(r,
+				"%llu %s from processes that exited before they could be read; "
+				"%s shown under Other processes.",
 				(unsigned long long)in->unattributed,
 				in->unattributed == 1 ? "sample came" : "samples came",
 				in->unattributed == 1 ? "it is" : "they are");
@@ -292,10 +309,9 @@ void answer_notes(const struct capture_opts *o, const struct answer_input *in,
 	r->lost = lost;
 }
 
-static const char *const thread_cols[] = { "Thread", "TID", "Process", "PID", "Owner",
-					    "Running", "Runnable", "Waiting", "Waits", "Function" };
-static const char *const goroutine_cols[] = { "Goroutines", "State", "Function", "Process",
-					       "PID" };
+static const char *const thread_cols[] = { "Thread",  "TID",	  "Process", "PID",   "Owner",
+					   "Running", "Runnable", "Waiting", "Waits", "Function" };
+static const char *const goroutine_cols[] = { "Goroutines", "State", "Function", "Process", "PID" };
 
 /* A formatted copy, or NULL on ENOMEM (asprintf leaves its pointer undefined on failure). */
 static char *dupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -19,29 +19,29 @@ struct flamegraph_opts;
 struct answer_proc {
 	uint32_t pid;
 	char comm[16];
-	double exited_at;	/* seconds into sampling; < 0 while running */
+	double exited_at; /* seconds into sampling; < 0 while running */
 };
 
 /* A process whose functions could not be named, and why. */
 struct answer_unreadable {
 	uint32_t pid;
-	char comm[16];		/* "" when unknown */
-	int err;		/* -errno */
+	char comm[16]; /* "" when unknown */
+	int err;       /* -errno */
 };
 
 /* What the capture saw besides @r (all may be zero / NULL). */
 struct answer_input {
-	const struct answer_proc *procs;	/* the target's processes, in the order seen */
+	const struct answer_proc *procs; /* the target's processes, in the order seen */
 	size_t nprocs;
 	const struct answer_unreadable *unreadable;
 	size_t nunreadable;
-	uint64_t unattributed;		/* samples of processes gone before they were read */
-	bool goroutines;		/* threads of Go programs: @groups answers */
-	size_t ngo;			/* Go programs read */
+	uint64_t unattributed; /* samples of processes gone before they were read */
+	bool goroutines;       /* threads of Go programs: @groups answers */
+	size_t ngo;	       /* Go programs read */
 	const struct go_goroutine_group *groups;
 	size_t ngroups;
-	uint64_t total;			/* goroutines */
-	size_t nrefused;		/* files not read for names (symbolizer__refused()):
+	uint64_t total;	 /* goroutines */
+	size_t nrefused; /* files not read for names (symbolizer__refused()):
 					 * unnamed frames are then not all "built without symbols" */
 };
 

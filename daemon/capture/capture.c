@@ -36,14 +36,14 @@ struct capture {
 	struct owner_resolver *owners;
 	struct frames *frames;
 	struct source *src;
-	struct pyframes *py;		/* the CPythons walked; NULL for memory-held/-alloc */
-	struct go_source *go;		/* Go programs' own profiles; NULL when none are read */
+	struct pyframes *py;  /* the CPythons walked; NULL for memory-held/-alloc */
+	struct go_source *go; /* Go programs' own profiles; NULL when none are read */
 	struct capture_target_info info;
 	char go_owner[OWNER_NAME_MAX + 32];
 	struct profile *prof;
-	struct answer_proc *tracked;	/* the target's processes, watched while it runs */
+	struct answer_proc *tracked; /* the target's processes, watched while it runs */
 	size_t ntracked;
-	const char *unit;		/* of the flame graph: samples, ns, bytes */
+	const char *unit; /* of the flame graph: samples, ns, bytes */
 	struct capture_step steps[CAPTURE_MAX_STEPS];
 	int nsteps;
 	double t0;
@@ -79,7 +79,8 @@ int capture_validate(const struct capture_opts *o, char *err, size_t size)
 		return -EINVAL;
 	}
 	if (o->target.kind > TARGET_PIDS && !o->target.name[0]) {
-		snprintf(err, size, "the --%s option needs a name", target_kind_name(o->target.kind));
+		snprintf(err, size, "the --%s option needs a name",
+			 target_kind_name(o->target.kind));
 		return -EINVAL;
 	}
 	if (!o->out_dir || !*o->out_dir) {
@@ -93,7 +94,6 @@ unsigned int capture_duration(const struct capture_opts *o)
 {
 	return o->question == Q_THREADS ? CAPTURE_THREADS_SECONDS : o->duration_s;
 }
-
 
 /* Progress: the step of @phase, as the plan numbered it. */
 static void progress(const struct capture *c, enum capture_phase phase)
@@ -161,7 +161,8 @@ static int refresh_target(struct capture *c, char *err, size_t size)
 	for (i = 0; i < (size_t)n && !ret; i++)
 		ret = track(c, pids[i]);
 	for (i = 0; i < c->ntracked; i++)
-		if (c->tracked[i].exited_at < 0 && !target_pid_alive(o->proc_root, c->tracked[i].pid))
+		if (c->tracked[i].exited_at < 0 &&
+		    !target_pid_alive(o->proc_root, c->tracked[i].pid))
 			c->tracked[i].exited_at = c->t0 ? clock_mono_s() - c->t0 : 0;
 out:
 	free(pids);
@@ -245,15 +246,15 @@ static int write_files(struct capture *c, char *err, size_t size)
 	if (ret)
 		return fail(err, size, ret, "");
 
-#define WRITE(name, call)                                                                   \
-	do {                                                                                \
-		snprintf(path, sizeof(path), "%s/%s", o->out_dir, name);                    \
-		ret = (call);                                                               \
-		if (ret < 0) {                                                              \
-			snprintf(err, size, "cannot write %s: %s", path, strerror(-ret));   \
-			answer_table_free(&fg);                                             \
-			return ret;                                                         \
-		}                                                                           \
+#define WRITE(name, call)                                                                 \
+	do {                                                                              \
+		snprintf(path, sizeof(path), "%s/%s", o->out_dir, name);                  \
+		ret = (call);                                                             \
+		if (ret < 0) {                                                            \
+			snprintf(err, size, "cannot write %s: %s", path, strerror(-ret)); \
+			answer_table_free(&fg);                                           \
+			return ret;                                                       \
+		}                                                                         \
 	} while (0)
 	WRITE("profile.pb.gz", pprof_write_file(c->prof, path));
 	WRITE("profile.collapsed", collapsed_write_file(c->prof, path));
@@ -283,16 +284,19 @@ static void go_partial_notes(struct capture *c)
 	const struct capture_opts *o = c->opts;
 
 	if (o->question == Q_LOCKS && c->info.ngo_missing)
-		answer_add_note(c->res, "A Go program of the target does not serve net/http/pprof "
-					"(%s): goroutines waiting on a sync.Mutex park without a "
-					"futex, so only its futex waits are seen. Serve "
-					"net/http/pprof on a local port to see them too.",
+		answer_add_note(c->res,
+				"A Go program of the target does not serve net/http/pprof "
+				"(%s): goroutines waiting on a sync.Mutex park without a "
+				"futex, so only its futex waits are seen. Serve "
+				"net/http/pprof on a local port to see them too.",
 				c->info.go_missing);
 	if (o->question == Q_THREADS && c->info.ngo_missing)
-		answer_add_note(c->res, "A Go program of the target does not serve net/http/pprof "
-					"(%s): these are its OS threads, not its goroutines. Serve "
-					"net/http/pprof on a local port to see every goroutine and "
-					"where it waits.", c->info.go_missing);
+		answer_add_note(c->res,
+				"A Go program of the target does not serve net/http/pprof "
+				"(%s): these are its OS threads, not its goroutines. Serve "
+				"net/http/pprof on a local port to see every goroutine and "
+				"where it waits.",
+				c->info.go_missing);
 	if (o->question == Q_THREADS && c->info.ngo && !c->info.goroutines)
 		answer_add_note(c->res, "The target's Go programs serve net/http/pprof, but it has "
 					"other processes too: this shows OS threads. Capture a Go "
@@ -353,7 +357,8 @@ static int sample(struct capture *c, char *err, size_t size)
 			ret = source__poll(c->src, left < 0.2 ? (int)(left * 1000) + 1 : 200);
 		} else {
 			/* nothing to poll: the runtime is read at the start and at the end */
-			struct timespec ts = { 0, left < 0.2 ? (long)(left * 1e9) + 1000000 : 200000000 };
+			struct timespec ts = { 0, left < 0.2 ? (long)(left * 1e9) + 1000000 :
+							       200000000 };
 
 			ret = nanosleep(&ts, NULL) ? -errno : 0;
 		}
@@ -370,7 +375,8 @@ static int sample(struct capture *c, char *err, size_t size)
 	refresh_target(c, err, size);
 	c->res->sampled_s = clock_mono_s() - c->t0;
 	if (o->stop && *o->stop) {
-		snprintf(err, size, "the capture was stopped before it finished; nothing was written");
+		snprintf(err, size,
+			 "the capture was stopped before it finished; nothing was written");
 		return -ECANCELED;
 	}
 	return 0;
@@ -402,7 +408,8 @@ static int capture_setup(struct capture *c, char *err, size_t size)
 {
 	const struct capture_opts *o = c->opts;
 	struct symbolizer_opts so = { .proc_root = o->proc_root };
-	struct owner_resolver_opts ro = { .proc_root = o->proc_root, .name_fn = o->name_fn,
+	struct owner_resolver_opts ro = { .proc_root = o->proc_root,
+					  .name_fn = o->name_fn,
 					  .name_ctx = o->name_ctx };
 	struct frames_opts fo = { .question = o->question, .proc_root = o->proc_root };
 	int ret;
@@ -458,11 +465,14 @@ static int start_source(struct capture *c, char *err, size_t size)
 {
 	const struct capture_opts *o = c->opts;
 	struct source_opts so = {
-		.question = o->question, .freq_hz = o->freq_hz ? o->freq_hz : 99,
-		.on_new_task = frames_on_new_task, .ctx = c->frames,
+		.question = o->question,
+		.freq_hz = o->freq_hz ? o->freq_hz : 99,
+		.on_new_task = frames_on_new_task,
+		.ctx = c->frames,
 		.filter_tgids = o->target.kind != TARGET_SERVER,
-		.ksym = frames_ksym, .ksym_ctx = c->frames,
-		.py = c->py,	/* CPythons that start while it runs */
+		.ksym = frames_ksym,
+		.ksym_ctx = c->frames,
+		.py = c->py, /* CPythons that start while it runs */
 	};
 	size_t i;
 	int ret;
@@ -541,7 +551,7 @@ static int read_back(struct capture *c, char *err, size_t size)
 static void refused_note(struct capture *c)
 {
 	const struct sym_refused *r;
-	char note[4096];	/* eight paths and reasons fit */
+	char note[4096]; /* eight paths and reasons fit */
 	size_t total, n = symbolizer__refused(c->sym, &r, &total);
 
 	if (symbolizer_refused_note(r, n, total, note, sizeof(note)))

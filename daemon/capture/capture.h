@@ -15,7 +15,7 @@
 #include "daemon/capture/result.h"
 
 #define CAPTURE_BUSY_MSG "a capture is already running on this server"
-#define CAPTURE_LOCK_PATH "/run/slideops-profiler.lock"	/* the default of opts->lock_path */
+#define CAPTURE_LOCK_PATH "/run/slideops-profiler.lock" /* the default of opts->lock_path */
 /* Exit status of `capture` when another capture holds the lock. */
 #define CAPTURE_EXIT_BUSY 3
 

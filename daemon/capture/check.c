@@ -46,16 +46,19 @@ const char *check_question_reason(enum question q, enum target_kind kind, unsign
 	/* Go programs wait on a sync.Mutex in the Go scheduler, not in the kernel: for a target
 	 * of Go programs only, lock waits come from their own mutex and block profiles. */
 	if (q == Q_LOCKS && kind != TARGET_SERVER && runtimes == (1u << RUNTIME_GO)) {
-		snprintf(buf, size, "a Go program waits on locks in the Go scheduler, not in the "
-			 "kernel, so its lock waits are read from its own mutex and block profiles: "
-			 "the program must serve net/http/pprof on a local port, and it does not (%s)",
-			 go_missing && *go_missing ? go_missing : "no endpoint found");
+		snprintf(
+			buf, size,
+			"a Go program waits on locks in the Go scheduler, not in the "
+			"kernel, so its lock waits are read from its own mutex and block profiles: "
+			"the program must serve net/http/pprof on a local port, and it does not (%s)",
+			go_missing && *go_missing ? go_missing : "no endpoint found");
 		return buf;
 	}
 	if ((q == Q_MEMORY_HELD || q == Q_MEMORY_ALLOC) && !(runtimes & CHECK_GO_PPROF)) {
 		if (!(runtimes & (1u << RUNTIME_GO)))
 			return no_go_reason;
-		snprintf(buf, size, "memory in use is read from the Go program's own profiler, so "
+		snprintf(buf, size,
+			 "memory in use is read from the Go program's own profiler, so "
 			 "the program must serve net/http/pprof on a local port, and it does not "
 			 "(%s); use Where memory grows (memory-growth) instead",
 			 go_missing && *go_missing ? go_missing : "no endpoint found");
@@ -150,8 +153,9 @@ static char *render_text(json_t *doc)
 		const char *ep = json_string_value(json_object_get(v, "endpoint"));
 
 		if (ep)
-			fprintf(f, "Go pprof: process %lld serves net/http/pprof on %s (found inside "
-				   "its network namespace)\n",
+			fprintf(f,
+				"Go pprof: process %lld serves net/http/pprof on %s (found inside "
+				"its network namespace)\n",
 				(long long)json_integer_value(json_object_get(v, "pid")), ep);
 		else
 			fprintf(f, "Go pprof: process %lld does not serve net/http/pprof: %s\n",
@@ -182,7 +186,7 @@ static char *render_text(json_t *doc)
 struct check_scan {
 	struct rt_group groups[MAX_RUNTIME_GROUPS];
 	size_t ngroups, ngo;
-	unsigned int seen;		/* bit per enum runtime_kind, plus CHECK_GO_PPROF */
+	unsigned int seen; /* bit per enum runtime_kind, plus CHECK_GO_PPROF */
 	char go_missing[320];
 	json_t *procs, *gop;
 };
@@ -204,9 +208,9 @@ static void scan_go(const struct check_opts *o, uint32_t pid, struct check_scan 
 	if (!sc->go_missing[0])
 		snprintf(sc->go_missing, sizeof(sc->go_missing), "process %u: %s", pid,
 			 why[0] ? why : "no endpoint found");
-	json_array_append_new(sc->gop, json_pack("{s:I, s:n, s:s}", "pid", (json_int_t)pid,
-						 "endpoint", "reason",
-						 why[0] ? why : "no endpoint found"));
+	json_array_append_new(sc->gop,
+			      json_pack("{s:I, s:n, s:s}", "pid", (json_int_t)pid, "endpoint",
+					"reason", why[0] ? why : "no endpoint found"));
 }
 
 /* The runtime of each of @pids (kernel threads left out), and the Go endpoints. */
@@ -230,10 +234,10 @@ static void scan_processes(const struct check_opts *o, const uint32_t *pids, siz
 		    sc->ngo++ < CHECK_MAX_GO_PROBES)
 			scan_go(o, pids[i], sc);
 		add_group(sc->groups, &sc->ngroups, &ri);
-		json_array_append_new(sc->procs, json_pack("{s:I, s:s, s:s, s:s}", "pid",
-							   (json_int_t)pids[i], "runtime",
-							   runtime_kind_name(ri.kind), "version",
-							   ri.version, "display", ri.display));
+		json_array_append_new(sc->procs,
+				      json_pack("{s:I, s:s, s:s, s:s}", "pid", (json_int_t)pids[i],
+						"runtime", runtime_kind_name(ri.kind), "version",
+						ri.version, "display", ri.display));
 	}
 }
 
@@ -250,14 +254,14 @@ static json_t *runtimes_json(const struct check_scan *sc)
 			snprintf(t, sizeof(t), "%.63s \u00d7 %zu processes", g->display, g->count);
 		else
 			snprintf(t, sizeof(t), "%.63s", g->display);
-		json_array_append_new(rts, json_pack("{s:s, s:s, s:I}", "text", t, "display",
-						     g->display, "processes", (json_int_t)g->count));
+		json_array_append_new(rts,
+				      json_pack("{s:s, s:s, s:I}", "text", t, "display", g->display,
+						"processes", (json_int_t)g->count));
 	}
 	return rts;
 }
 
-static json_t *questions_json(const struct check_opts *o, const struct check_scan *sc,
-			      bool ready)
+static json_t *questions_json(const struct check_opts *o, const struct check_scan *sc, bool ready)
 {
 	json_t *qs = json_array();
 	char why_buf[768];
@@ -266,12 +270,13 @@ static json_t *questions_json(const struct check_opts *o, const struct check_sca
 	for (i = 0; i < Q_COUNT; i++) {
 		const struct question_info *qi = question_info(i);
 		const char *why = !ready ? "the server is not ready to profile" :
-				  check_question_reason(i, o->target.kind, sc->seen, sc->go_missing,
-							why_buf, sizeof(why_buf));
+					   check_question_reason(i, o->target.kind, sc->seen,
+								 sc->go_missing, why_buf,
+								 sizeof(why_buf));
 
-		json_array_append_new(qs, json_pack("{s:s, s:s, s:b, s:s*}", "id", qi->id, "text",
-						    qi->text, "available", why == NULL, "reason",
-						    why));
+		json_array_append_new(qs,
+				      json_pack("{s:s, s:s, s:b, s:s*}", "id", qi->id, "text",
+						qi->text, "available", why == NULL, "reason", why));
 	}
 	return qs;
 }
@@ -284,9 +289,10 @@ static json_t *languages_json(void)
 
 	langs = languages_table(&n);
 	for (i = 0; i < n; i++)
-		json_array_append_new(ls, json_pack("{s:s, s:s, s:s, s:s}", "language",
-						    langs[i].language, "versions", langs[i].versions,
-						    "how", langs[i].how, "test", langs[i].test));
+		json_array_append_new(ls,
+				      json_pack("{s:s, s:s, s:s, s:s}", "language",
+						langs[i].language, "versions", langs[i].versions,
+						"how", langs[i].how, "test", langs[i].test));
 	return ls;
 }
 
@@ -312,7 +318,8 @@ static json_t *check_doc(const struct check_opts *o, struct check_scan *sc,
 
 int check_run(const struct check_opts *o, struct check_result *out, char *err, size_t size)
 {
-	struct owner_resolver_opts ro = { .proc_root = o->proc_root, .name_fn = o->name_fn,
+	struct owner_resolver_opts ro = { .proc_root = o->proc_root,
+					  .name_fn = o->name_fn,
 					  .name_ctx = o->name_ctx };
 	struct owner_resolver *owners = NULL;
 	struct check_scan sc = {};

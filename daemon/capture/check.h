@@ -16,8 +16,8 @@
 
 struct check_opts {
 	struct capture_target target;
-	const char *proc_root;		/* default /proc */
-	owner_name_fn_t name_fn;	/* may be NULL */
+	const char *proc_root;	 /* default /proc */
+	owner_name_fn_t name_fn; /* may be NULL */
 	void *name_ctx;
 };
 
@@ -37,9 +37,9 @@ const char *check_question_reason(enum question q, enum target_kind kind, unsign
 
 /* What check found: one JSON document (fields in docs/cli.md) and what `check` prints. */
 struct check_result {
-	char *json;		/* malloc'd */
-	char *text;		/* malloc'd */
-	bool ready;		/* false: the server cannot profile now (the text says why) */
+	char *json; /* malloc'd */
+	char *text; /* malloc'd */
+	bool ready; /* false: the server cannot profile now (the text says why) */
 };
 
 /*

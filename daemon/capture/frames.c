@@ -260,9 +260,9 @@ static int push_frame(struct frames *f, const struct prof_frame_info *fi, uint32
 static int python_frames(struct frames *f, const struct source_sample *s, uint32_t *frames,
 			 size_t *n)
 {
-	static const struct prof_frame_info cut = {
-		.function = PYFRAMES_TRUNCATED, .mapping = "[python]", .lang = PROF_LANG_PYTHON
-	};
+	static const struct prof_frame_info cut = { .function = PYFRAMES_TRUNCATED,
+						    .mapping = "[python]",
+						    .lang = PROF_LANG_PYTHON };
 	struct py_merged m[SAMPLER_MAX_STACK_DEPTH + PY_MAX_FRAMES];
 	struct prof_frame_info fi;
 	int i, nm, id, outermost = -1;
@@ -316,11 +316,11 @@ static enum prof_lang sample_lang(const struct frames *f, const uint32_t *frames
 
 /* The stack of @s, leaf first: synthetic leaf, kernel frames, user frames; *@py: it has Python
  * frames. Returns the count or -ENOMEM. */
-static int sample_stack(struct frames *f, const struct source_sample *s, uint32_t *frames,
-			bool *py)
+static int sample_stack(struct frames *f, const struct source_sample *s, uint32_t *frames, bool *py)
 {
 	char reason[96];
-	struct prof_frame_info fi = { .function = reason, .mapping = REPORT_WAIT_MAPPING,
+	struct prof_frame_info fi = { .function = reason,
+				      .mapping = REPORT_WAIT_MAPPING,
 				      .lang = PROF_LANG_KERNEL };
 	size_t i, n = 0;
 	int id, merged;

@@ -26,15 +26,15 @@ struct pyframes;
 
 struct frames_opts {
 	enum question question;
-	const char *proc_root;		/* default /proc */
-	struct symbolizer *sym;		/* borrowed; required */
-	struct owner_resolver *owners;	/* borrowed; required */
-	struct pyframes *py;		/* borrowed; NULL: CPython frames are not merged */
+	const char *proc_root;	       /* default /proc */
+	struct symbolizer *sym;	       /* borrowed; required */
+	struct owner_resolver *owners; /* borrowed; required */
+	struct pyframes *py;	       /* borrowed; NULL: CPython frames are not merged */
 };
 
 struct frames_unreadable {
 	uint32_t pid;
-	int err;			/* -errno of symbolizer__add_process() */
+	int err; /* -errno of symbolizer__add_process() */
 };
 
 struct frames;

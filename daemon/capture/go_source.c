@@ -16,11 +16,11 @@
 struct go_proc {
 	uint32_t pid;
 	char comm[16];
-	char exe[256];			/* the binary as the process sees it */
+	char exe[256]; /* the binary as the process sees it */
 	struct go_endpoint ep;
-	struct profile *start[2];	/* memory-alloc: allocs; locks: mutex, block */
-	long mutex_period;		/* from mutex?debug=1; -1 unknown */
-	bool unreachable;		/* a request failed on the network: no more are sent */
+	struct profile *start[2]; /* memory-alloc: allocs; locks: mutex, block */
+	long mutex_period;	  /* from mutex?debug=1; -1 unknown */
+	bool unreachable;	  /* a request failed on the network: no more are sent */
 };
 
 struct go_source {
@@ -80,8 +80,8 @@ void go_source__free(struct go_source *g)
 	free(g);
 }
 
-int go_source__add(struct go_source *g, uint32_t pid, const char *comm, uint16_t *port,
-		   char *why, size_t size)
+int go_source__add(struct go_source *g, uint32_t pid, const char *comm, uint16_t *port, char *why,
+		   size_t size)
 {
 	struct go_proc *p;
 	char path[64];
@@ -141,7 +141,7 @@ size_t go_source__notes(const struct go_source *g, const char *const **notes)
 }
 
 const struct go_goroutine_group *go_source__goroutines(const struct go_source *g, size_t *n,
-							 uint64_t *total)
+						       uint64_t *total)
 {
 	*n = g->groups.n;
 	*total = g->groups.total;
@@ -179,8 +179,8 @@ static int fetch(struct go_source *g, struct go_proc *p, const char *path, const
 }
 
 /* Fetches and decodes one profile in the sample types @t0, @t1. */
-static int fetch_profile(struct go_source *g, struct go_proc *p, const char *path,
-			 const char *what, const char *t0, const char *t1, struct profile **out)
+static int fetch_profile(struct go_source *g, struct go_proc *p, const char *path, const char *what,
+			 const char *t0, const char *t1, struct profile **out)
 {
 	char *body = NULL;
 	size_t len = 0;
@@ -192,9 +192,11 @@ static int fetch_profile(struct go_source *g, struct go_proc *p, const char *pat
 	ret = go_profiles_decode(body, len, t0, t1, GO_SOURCE_MAX_DECODED, out);
 	free(body);
 	if (ret)
-		note(g, "Process %u (%s): its %s from %s:%u%s is not a pprof profile with %s and %s "
-			"(%s); it is left out.", p->pid, p->comm, what, p->ep.host, p->ep.port, path,
-		     t0, t1, go_profiles_decode_why(ret));
+		note(g,
+		     "Process %u (%s): its %s from %s:%u%s is not a pprof profile with %s and %s "
+		     "(%s); it is left out.",
+		     p->pid, p->comm, what, p->ep.host, p->ep.port, path, t0, t1,
+		     go_profiles_decode_why(ret));
 	return ret;
 }
 
@@ -248,16 +250,15 @@ static int finish_locks(struct go_source *g, struct go_proc *p, struct profile *
 	int ret = 0;
 
 	if (p->mutex_period == 0)
-		note(g, "Process %u (%s) does not record Go mutex contention: the program has not "
-			"turned on the mutex profile. To see which functions hold contended "
-			"sync.Mutex locks, call runtime.SetMutexProfileFraction(5) when it starts "
-			"(and runtime.SetBlockProfileRate(10000) for where goroutines block).",
+		note(g,
+		     "Process %u (%s) does not record Go mutex contention: the program has not "
+		     "turned on the mutex profile. To see which functions hold contended "
+		     "sync.Mutex locks, call runtime.SetMutexProfileFraction(5) when it starts "
+		     "(and runtime.SetBlockProfileRate(10000) for where goroutines block).",
 		     p->pid, p->comm);
-	else if (p->start[0] &&
-		 !fetch_profile(g, p, "/debug/pprof/mutex", "mutex profile", "delay",
-				"contentions", &end)) {
-		ret = go_profiles_add_delta(dst, end, p->start[0], l, GO_PROFILES_MUTEX_LEAF,
-					    NULL);
+	else if (p->start[0] && !fetch_profile(g, p, "/debug/pprof/mutex", "mutex profile", "delay",
+					       "contentions", &end)) {
+		ret = go_profiles_add_delta(dst, end, p->start[0], l, GO_PROFILES_MUTEX_LEAF, NULL);
 		profile__free(end);
 		end = NULL;
 	}
@@ -266,9 +267,10 @@ static int finish_locks(struct go_source *g, struct go_proc *p, struct profile *
 			  &end))
 		return ret;
 	if (!profile__nsamples(end) && p->mutex_period == 0)
-		note(g, "Process %u (%s) recorded no Go blocking events either: the block profile "
-			"is off unless the program calls runtime.SetBlockProfileRate.", p->pid,
-		     p->comm);
+		note(g,
+		     "Process %u (%s) recorded no Go blocking events either: the block profile "
+		     "is off unless the program calls runtime.SetBlockProfileRate.",
+		     p->pid, p->comm);
 	/* With the mutex profile on, its waits are already counted from the holder's side. */
 	ret = go_profiles_add_delta(dst, end, p->start[1], l, GO_PROFILES_BLOCK_LEAF,
 				    p->mutex_period > 0 ? go_profiles_not_sync_mutex : NULL);
@@ -291,15 +293,19 @@ static int finish_goroutines(struct go_source *g, struct go_proc *p, struct prof
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret) {
-		note(g, "Process %u (%s): what %s:%u sent as its goroutine dump is not one (%s); "
-			"it is left out.", p->pid, p->comm, p->ep.host, p->ep.port,
+		note(g,
+		     "Process %u (%s): what %s:%u sent as its goroutine dump is not one (%s); "
+		     "it is left out.",
+		     p->pid, p->comm, p->ep.host, p->ep.port,
 		     ret == -EFBIG ? "too large" : "not the text of a goroutine dump");
 		return 0;
 	}
 	ret = go_profiles_add_goroutines(dst, gs, l, p->comm, p->exe, &g->groups);
 	if (!ret && gs->goroutines_dropped)
-		note(g, "Process %u (%s) has more goroutines than one capture keeps; %zu are left "
-			"out.", p->pid, p->comm, gs->goroutines_dropped);
+		note(g,
+		     "Process %u (%s) has more goroutines than one capture keeps; %zu are left "
+		     "out.",
+		     p->pid, p->comm, gs->goroutines_dropped);
 	go_goroutines_free(gs);
 	return ret;
 }
@@ -325,8 +331,7 @@ int go_source__finish(struct go_source *g, struct profile *dst, go_labels_fn_t l
 			if (p->start[0] &&
 			    !fetch_profile(g, p, "/debug/pprof/allocs", "allocation profile",
 					   "alloc_space", "alloc_objects", &end))
-				ret = go_profiles_add_delta(dst, end, p->start[0], &l, NULL,
-							    NULL);
+				ret = go_profiles_add_delta(dst, end, p->start[0], &l, NULL, NULL);
 			break;
 		case Q_LOCKS:
 			ret = finish_locks(g, p, dst, &l);

@@ -32,7 +32,7 @@ struct prof_labels;
 /* Bounds of one profile fetch. */
 #define GO_SOURCE_FETCH_TIMEOUT_MS 5000
 #define GO_SOURCE_MAX_BYTES (32u << 20)
-#define GO_SOURCE_MAX_DECODED (64u << 20)	/* a profile once ungzipped */
+#define GO_SOURCE_MAX_DECODED (64u << 20) /* a profile once ungzipped */
 #define GO_SOURCE_MAX_NOTES 8
 
 struct go_source;
@@ -48,8 +48,8 @@ void go_source__free(struct go_source *g);
  * @port set), -ENOENT with @why (a fragment: "none of its TCP ports serves /debug/pprof/"),
  * -E2BIG past GO_SOURCE_MAX_PROCS, -EEXIST when already added, -ENOMEM.
  */
-int go_source__add(struct go_source *g, uint32_t pid, const char *comm, uint16_t *port,
-		   char *why, size_t size);
+int go_source__add(struct go_source *g, uint32_t pid, const char *comm, uint16_t *port, char *why,
+		   size_t size);
 size_t go_source__count(const struct go_source *g);
 /* The host of @pid's endpoint as used in URLs ("127.0.0.1", "[::1]") into @buf; "" if none. */
 void go_source__endpoint(const struct go_source *g, uint32_t pid, char *buf, size_t size);
@@ -65,8 +65,7 @@ typedef void (*go_labels_fn_t)(void *ctx, uint32_t pid, struct prof_labels *labe
  * language is set to Go). Failures of one process become notes; a process that stops
  * answering gets one note and no more requests. Returns 0 or -ENOMEM.
  */
-int go_source__finish(struct go_source *g, struct profile *dst, go_labels_fn_t labels,
-		      void *ctx);
+int go_source__finish(struct go_source *g, struct profile *dst, go_labels_fn_t labels, void *ctx);
 
 /* The notes of the capture (borrowed). */
 size_t go_source__notes(const struct go_source *g, const char *const **notes);
@@ -74,6 +73,6 @@ size_t go_source__notes(const struct go_source *g, const char *const **notes);
 /* Goroutines seen by a `threads` capture (runtimes/go/profiles.h), grouped by process, state
  * and function, most first. */
 const struct go_goroutine_group *go_source__goroutines(const struct go_source *g, size_t *n,
-							 uint64_t *total);
+						       uint64_t *total);
 
 #endif

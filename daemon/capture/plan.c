@@ -18,8 +18,8 @@
 
 /* What the step texts are filled with. */
 struct plan_args {
-	const char *who;	/* "the 3 processes of Service billing" */
-	const char *eps;	/* the Go endpoints read */
+	const char *who; /* "the 3 processes of Service billing" */
+	const char *eps; /* the Go endpoints read */
 	size_t ngo;
 	unsigned int hz, secs;
 };
@@ -33,14 +33,17 @@ static const char *plural(unsigned int n)
 
 static void go_find_text(const struct plan_args *a, char *buf, size_t size)
 {
-	snprintf(buf, size, "Find the Go program's net/http/pprof endpoint inside its container, by "
+	snprintf(buf, size,
+		 "Find the Go program's net/http/pprof endpoint inside its container, by "
 		 "itself: %s (a listening socket of the process, probed from inside its network "
-		 "namespace).", a->eps);
+		 "namespace).",
+		 a->eps);
 }
 
 static void go_heap_text(const struct plan_args *a, char *buf, size_t size)
 {
-	snprintf(buf, size, "Wait %u second%s, then read the heap profile (memory in use, after a "
+	snprintf(buf, size,
+		 "Wait %u second%s, then read the heap profile (memory in use, after a "
 		 "garbage collection) from that endpoint. Nothing is restarted and nothing in the "
 		 "program changes. Expected overhead: one garbage collection and one heap profile.",
 		 a->secs, plural(a->secs));
@@ -48,15 +51,18 @@ static void go_heap_text(const struct plan_args *a, char *buf, size_t size)
 
 static void go_allocs_text(const struct plan_args *a, char *buf, size_t size)
 {
-	snprintf(buf, size, "Read the allocation profile from that endpoint now and again after %u "
+	snprintf(buf, size,
+		 "Read the allocation profile from that endpoint now and again after %u "
 		 "second%s: the difference is what was allocated during the capture. Nothing is "
 		 "restarted and nothing in the program changes. Expected overhead: two allocation "
-		 "profiles.", a->secs, plural(a->secs));
+		 "profiles.",
+		 a->secs, plural(a->secs));
 }
 
 static void go_goroutines_text(const struct plan_args *a, char *buf, size_t size)
 {
-	snprintf(buf, size, "After %u seconds, read every goroutine's stack and state from that "
+	snprintf(buf, size,
+		 "After %u seconds, read every goroutine's stack and state from that "
 		 "endpoint (the goroutine dump). Nothing is restarted and nothing in the program "
 		 "changes. Expected overhead: one goroutine dump (the program pauses for it).",
 		 a->secs);
@@ -64,21 +70,26 @@ static void go_goroutines_text(const struct plan_args *a, char *buf, size_t size
 
 static void threads_text(const struct plan_args *a, char *buf, size_t size)
 {
-	snprintf(buf, size, "Take a snapshot of every thread of %s every %d ms for %u seconds "
+	snprintf(buf, size,
+		 "Take a snapshot of every thread of %s every %d ms for %u seconds "
 		 "(state, and where it waits), sample them about %u times a second and time every "
 		 "wait off the CPU, using eBPF in the kernel. Nothing is restarted and nothing in "
-		 "the processes changes. Expected overhead: %s.", a->who, SOURCE_THREADS_INTERVAL_MS,
-		 CAPTURE_THREADS_SECONDS, a->hz, CAPTURE_OVERHEAD_WALL_TEXT);
+		 "the processes changes. Expected overhead: %s.",
+		 a->who, SOURCE_THREADS_INTERVAL_MS, CAPTURE_THREADS_SECONDS, a->hz,
+		 CAPTURE_OVERHEAD_WALL_TEXT);
 }
 
 static void locks_text(const struct plan_args *a, char *buf, size_t size)
 {
-	snprintf(buf, size, "Time every lock wait that sleeps (futex waits, priority-inheritance "
+	snprintf(buf, size,
+		 "Time every lock wait that sleeps (futex waits, priority-inheritance "
 		 "locks) of %s for %u second%s, with the stack that waited, using eBPF in the "
 		 "kernel%s%s%s. Nothing is restarted and nothing in the processes changes. Expected "
-		 "overhead: %s.", a->who, a->secs, plural(a->secs),
+		 "overhead: %s.",
+		 a->who, a->secs, plural(a->secs),
 		 a->ngo ? "; and read the Go mutex and block profiles at the start and at the end "
-			  "from the net/http/pprof endpoint found inside the container: " : "",
+			  "from the net/http/pprof endpoint found inside the container: " :
+			  "",
 		 a->ngo ? a->eps : "",
 		 a->ngo ? " (goroutines waiting on a sync.Mutex park without a futex)" : "",
 		 CAPTURE_OVERHEAD_LOCKS_TEXT);
@@ -86,30 +97,34 @@ static void locks_text(const struct plan_args *a, char *buf, size_t size)
 
 static void growth_text(const struct plan_args *a, char *buf, size_t size)
 {
-	snprintf(buf, size, "Record where %s touches new memory and maps or releases memory for %u "
+	snprintf(buf, size,
+		 "Record where %s touches new memory and maps or releases memory for %u "
 		 "second%s, with the stack, using eBPF in the kernel. Nothing is restarted and "
-		 "nothing in the processes changes. Expected overhead: %s.", a->who, a->secs,
-		 plural(a->secs), CAPTURE_OVERHEAD_MEMORY_TEXT);
+		 "nothing in the processes changes. Expected overhead: %s.",
+		 a->who, a->secs, plural(a->secs), CAPTURE_OVERHEAD_MEMORY_TEXT);
 }
 
 static void wall_text(const struct plan_args *a, char *buf, size_t size)
 {
-	snprintf(buf, size, "Sample %s about %u times a second for %u second%s, and time every wait "
+	snprintf(buf, size,
+		 "Sample %s about %u times a second for %u second%s, and time every wait "
 		 "off the CPU, using eBPF in the kernel. Nothing is restarted and nothing in the "
-		 "processes changes. Expected overhead: %s.", a->who, a->hz, a->secs,
-		 plural(a->secs), CAPTURE_OVERHEAD_WALL_TEXT);
+		 "processes changes. Expected overhead: %s.",
+		 a->who, a->hz, a->secs, plural(a->secs), CAPTURE_OVERHEAD_WALL_TEXT);
 }
 
 static void cpu_text(const struct plan_args *a, char *buf, size_t size)
 {
-	snprintf(buf, size, "Sample %s about %u times a second for %u second%s, using eBPF in the "
+	snprintf(buf, size,
+		 "Sample %s about %u times a second for %u second%s, using eBPF in the "
 		 "kernel. Nothing is restarted and nothing in the processes changes. Expected "
-		 "overhead: %s.", a->who, a->hz, a->secs, plural(a->secs), CAPTURE_OVERHEAD_TEXT);
+		 "overhead: %s.",
+		 a->who, a->hz, a->secs, plural(a->secs), CAPTURE_OVERHEAD_TEXT);
 }
 
 /* The middle of each plan: how the data is gathered (prepare) and gathered (sample). */
 static const struct plan_branch {
-	const char *prepare;		/* a constant text, or NULL: prepare_fn */
+	const char *prepare; /* a constant text, or NULL: prepare_fn */
 	plan_text_fn_t prepare_fn;
 	plan_text_fn_t sample_fn;
 } go_branches[] = {
@@ -137,7 +152,8 @@ static const struct plan_branch *plan_branch(const struct capture_opts *o, size_
 {
 	enum question q = o->question;
 
-	if (ngo && (q == Q_MEMORY_HELD || q == Q_MEMORY_ALLOC || (q == Q_THREADS && info->goroutines)))
+	if (ngo &&
+	    (q == Q_MEMORY_HELD || q == Q_MEMORY_ALLOC || (q == Q_THREADS && info->goroutines)))
 		return &go_branches[q];
 	if ((size_t)q < ARRAY_SIZE(ebpf_branches) && ebpf_branches[q].sample_fn)
 		return &ebpf_branches[q];
@@ -214,8 +230,11 @@ int capture_plan(const struct capture_opts *o, const struct capture_target_info 
 	char who[TARGET_NAME_MAX + 64], path[512], desc[128], eps[512] = "";
 	struct capture_step all[CAPTURE_PHASE_COUNT];
 	size_t ngo = info && o->target.kind != TARGET_SERVER ? info->ngo : 0;
-	struct plan_args a = { .who = who, .eps = eps, .ngo = ngo,
-			       .hz = o->freq_hz ? o->freq_hz : 99, .secs = capture_duration(o) };
+	struct plan_args a = { .who = who,
+			       .eps = eps,
+			       .ngo = ngo,
+			       .hz = o->freq_hz ? o->freq_hz : 99,
+			       .secs = capture_duration(o) };
 	const struct plan_branch *b = plan_branch(o, ngo, info);
 	int i, n = 0;
 
@@ -276,10 +295,12 @@ static void inspect_refuse(const struct capture_opts *o, const char *other,
 			 "grows (memory-growth) instead, which works for every program",
 			 qi->id, qi->text, info->go_missing);
 	else
-		snprintf(info->refuse, sizeof(info->refuse),
-			 "%s (%s) is read from a runtime's own profiler (Go's heap profile), and %s "
-			 "is not a Go program; use Where memory grows (memory-growth) instead, which "
-			 "works for every program", qi->id, qi->text, other[0] ? other : "the target");
+		snprintf(
+			info->refuse, sizeof(info->refuse),
+			"%s (%s) is read from a runtime's own profiler (Go's heap profile), and %s "
+			"is not a Go program; use Where memory grows (memory-growth) instead, which "
+			"works for every program",
+			qi->id, qi->text, other[0] ? other : "the target");
 }
 
 void capture_inspect_go(const struct capture_opts *o, const uint32_t *pids, size_t n,
@@ -322,7 +343,8 @@ void capture_inspect_go(const struct capture_opts *o, const uint32_t *pids, size
 	}
 	/* the endpoints' hosts, as the source found them */
 	for (i = 0; i < info->ngo; i++)
-		go_source__endpoint(gs, info->go[i].pid, info->go[i].host, sizeof(info->go[i].host));
+		go_source__endpoint(gs, info->go[i].pid, info->go[i].host,
+				    sizeof(info->go[i].host));
 	info->goroutines = o->question == Q_THREADS && info->ngo && info->ngo == n;
 	inspect_refuse(o, other, info);
 }
@@ -331,7 +353,8 @@ void capture_inspect_go(const struct capture_opts *o, const uint32_t *pids, size
  * -ENOENT with @err naming what exists, or -errno. */
 static int resolve_target(const struct capture_opts *o, uint32_t **pids, char *err, size_t size)
 {
-	struct owner_resolver_opts ro = { .proc_root = o->proc_root, .name_fn = o->name_fn,
+	struct owner_resolver_opts ro = { .proc_root = o->proc_root,
+					  .name_fn = o->name_fn,
 					  .name_ctx = o->name_ctx };
 	struct owner_resolver *owners;
 	int n;

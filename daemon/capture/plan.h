@@ -21,19 +21,20 @@ struct capture_opts;
 #define CAPTURE_OVERHEAD_TEXT "about 1% of one CPU while sampling"
 /* wall adds work at every context switch: it grows with the switch rate (bench/, issue 4). */
 #define CAPTURE_OVERHEAD_WALL_TEXT                                                             \
-	"about 1% of one CPU while sampling, plus about 6 microseconds per context switch of "  \
+	"about 1% of one CPU while sampling, plus about 6 microseconds per context switch of " \
 	"the target"
 /* Measured per event with kernel.bpf_stats_enabled (docs/benchmarks.md). */
 #define CAPTURE_OVERHEAD_LOCKS_TEXT "about 6 microseconds per lock wait that sleeps"
-#define CAPTURE_OVERHEAD_MEMORY_TEXT "about 6 microseconds per 4 KiB page touched for the first time"
+#define CAPTURE_OVERHEAD_MEMORY_TEXT \
+	"about 6 microseconds per 4 KiB page touched for the first time"
 
 /* What a step does; each plan has exactly one step per phase, in this order. */
 enum capture_phase {
-	CAPTURE_PHASE_BINARY,		/* the profiler binary is here */
-	CAPTURE_PHASE_PREPARE,		/* load the eBPF programs, or find the Go endpoint */
-	CAPTURE_PHASE_SAMPLE,		/* sample, or wait and read the runtime's profiles */
-	CAPTURE_PHASE_READ,		/* read back, name, group, verify */
-	CAPTURE_PHASE_WRITE,		/* write the four files */
+	CAPTURE_PHASE_BINARY,  /* the profiler binary is here */
+	CAPTURE_PHASE_PREPARE, /* load the eBPF programs, or find the Go endpoint */
+	CAPTURE_PHASE_SAMPLE,  /* sample, or wait and read the runtime's profiles */
+	CAPTURE_PHASE_READ,    /* read back, name, group, verify */
+	CAPTURE_PHASE_WRITE,   /* write the four files */
 	CAPTURE_PHASE_COUNT,
 };
 
@@ -44,19 +45,19 @@ struct capture_step {
 
 /* What a capture will read from the target's runtimes (Go programs' net/http/pprof). */
 struct capture_target_info {
-	int nprocs;			/* the target's processes now; -1 unknown */
-	size_t ngo;			/* Go programs whose pprof endpoint was found */
+	int nprocs; /* the target's processes now; -1 unknown */
+	size_t ngo; /* Go programs whose pprof endpoint was found */
 	struct {
 		uint32_t pid;
 		char comm[16];
 		char host[48];
 		uint16_t port;
 	} go[GO_SOURCE_MAX_PROCS];
-	size_t ngo_missing;		/* Go programs without one */
-	char go_missing[320];		/* the first: "process 12 (app): it listens on no TCP port" */
-	size_t nother;			/* processes that are not Go programs */
-	bool goroutines;		/* threads: every process is Go with an endpoint */
-	char refuse[768];		/* non-empty: why the question cannot be answered */
+	size_t ngo_missing;   /* Go programs without one */
+	char go_missing[320]; /* the first: "process 12 (app): it listens on no TCP port" */
+	size_t nother;	      /* processes that are not Go programs */
+	bool goroutines;      /* threads: every process is Go with an endpoint */
+	char refuse[768];     /* non-empty: why the question cannot be answered */
 };
 
 /*
@@ -81,8 +82,8 @@ int capture_count_target(const struct capture_opts *opts, char *err, size_t size
  * memory-alloc, locks, threads), the runtime of each process and its pprof endpoint. Returns
  * the count as capture_count_target(); @info->refuse says when the question cannot be answered.
  */
-int capture_inspect(const struct capture_opts *opts, struct capture_target_info *info,
-		    char *err, size_t size);
+int capture_inspect(const struct capture_opts *opts, struct capture_target_info *info, char *err,
+		    size_t size);
 
 /*
  * The runtime of each of @pids and, for Go programs, their pprof endpoint (added to @gs);

@@ -56,9 +56,11 @@ static void check_caps(struct preflight *pf)
 		return;
 	}
 	for (i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
-		if (has_cap(data, needed[i].cap) || (needed[i].alt >= 0 && has_cap(data, needed[i].alt)))
+		if (has_cap(data, needed[i].cap) ||
+		    (needed[i].alt >= 0 && has_cap(data, needed[i].alt)))
 			continue;
-		n += snprintf(missing + n, sizeof(missing) - n, "%s%s", n ? ", " : "", needed[i].name);
+		n += snprintf(missing + n, sizeof(missing) - n, "%s%s", n ? ", " : "",
+			      needed[i].name);
 		if (n >= sizeof(missing))
 			break;
 	}
@@ -67,7 +69,8 @@ static void check_caps(struct preflight *pf)
 
 		snprintf(buf, sizeof(buf),
 			 "the profiler must run as root, or with the capabilities CAP_BPF, CAP_PERFMON, "
-			 "CAP_SYS_PTRACE and CAP_CHECKPOINT_RESTORE (missing: %s)", missing);
+			 "CAP_SYS_PTRACE and CAP_CHECKPOINT_RESTORE (missing: %s)",
+			 missing);
 		add_reason(pf, buf);
 	}
 }
@@ -85,7 +88,8 @@ static void read_processor(struct preflight *pf, const char *machine)
 			while (*p == ' ' || *p == '\t')
 				p++;
 			e = strchr(p, '\n');
-			snprintf(model, sizeof(model), "%.*s", e ? (int)(e - p) : (int)strlen(p), p);
+			snprintf(model, sizeof(model), "%.*s", e ? (int)(e - p) : (int)strlen(p),
+				 p);
 		}
 		free(buf);
 	}

@@ -11,9 +11,9 @@
 
 struct preflight {
 	int nreasons;
-	char reasons[PREFLIGHT_MAX_REASONS][320];	/* "needs root, or the capabilities ..." */
-	char kernel[sizeof("Linux ") + 65];	/* "Linux 6.18.44" */
-	char processor[160];	/* "AMD EPYC (x86_64, 2 CPUs)" */
+	char reasons[PREFLIGHT_MAX_REASONS][320]; /* "needs root, or the capabilities ..." */
+	char kernel[sizeof("Linux ") + 65];	  /* "Linux 6.18.44" */
+	char processor[160];			  /* "AMD EPYC (x86_64, 2 CPUs)" */
 };
 
 /* Fills @out. Returns 0 when ready (no reasons), -EPERM when something is missing. */

@@ -8,7 +8,7 @@
 
 struct py_pending_entry {
 	uint32_t tgid;
-	unsigned int tries;	/* times @fn was asked */
+	unsigned int tries; /* times @fn was asked */
 };
 
 struct py_pending {

@@ -23,24 +23,24 @@
 struct py_noted {
 	uint32_t tgid;
 	int err;
-	char display[64];	/* "CPython 3.14" */
+	char display[64]; /* "CPython 3.14" */
 };
 
 struct pyframes {
 	const char *proc_root;
-	struct py_process *procs;	/* PYFRAMES_MAX_PROCS */
+	struct py_process *procs; /* PYFRAMES_MAX_PROCS */
 	uint32_t *tgids;
 	struct py_proc *bpf;
 	size_t nprocs;
 	struct py_code_cache *cache;
 	struct py_noted noted[PYFRAMES_MAX_NOTED];
 	size_t nnoted, nnot_walked;
-	size_t nover;			/* CPythons past PYFRAMES_MAX_PROCS */
-	size_t nmissed;			/* new processes not looked at (pyframes__missed) */
-	uint64_t unnamed;		/* frames whose code object could not be read */
-	uint64_t truncated;		/* samples deeper than PY_MAX_FRAMES Python frames */
-	int failed;			/* -errno: the sampler walks no Python at all */
-	pid_t read_pid;			/* py_read_process()'s context */
+	size_t nover;	    /* CPythons past PYFRAMES_MAX_PROCS */
+	size_t nmissed;	    /* new processes not looked at (pyframes__missed) */
+	uint64_t unnamed;   /* frames whose code object could not be read */
+	uint64_t truncated; /* samples deeper than PY_MAX_FRAMES Python frames */
+	int failed;	    /* -errno: the sampler walks no Python at all */
+	pid_t read_pid;	    /* py_read_process()'s context */
 };
 
 int pyframes__new(const char *proc_root, struct pyframes **out)
@@ -119,11 +119,11 @@ int pyframes__add(struct pyframes *pf, uint32_t tgid)
 	}
 	err = py_process_find(pf->proc_root, tgid, &pf->procs[pf->nprocs]);
 	if (err == -ENOENT && ri.version[0] == '2')
-		err = -ENOTSUP;	/* CPython 2: detected, never walked */
+		err = -ENOTSUP; /* CPython 2: detected, never walked */
 	if (err == -ESRCH || err == -ENOENT)
-		return 0;	/* gone, or not a CPython after all */
+		return 0; /* gone, or not a CPython after all */
 	if (err == -EAGAIN)
-		return err;	/* starting: the caller may ask again */
+		return err; /* starting: the caller may ask again */
 	if (err) {
 		note_not_walked(pf, tgid, err, &ri);
 		return 0;
@@ -235,12 +235,16 @@ int pyframes__frame(struct pyframes *pf, const struct source_sample *s, size_t i
 static void note_one(const struct py_noted *n, struct capture_result *r)
 {
 	if (n->err == -ENOTSUP)
-		answer_add_note(r, "%s in process %u is not supported%s: its frames show as the "
-				   "interpreter's.", n->display, n->tgid,
+		answer_add_note(r,
+				"%s in process %u is not supported%s: its frames show as the "
+				"interpreter's.",
+				n->display, n->tgid,
 				strncmp(n->display, "CPython 2", 9) ? " yet" : "");
 	else
-		answer_add_note(r, "%s in process %u could not be read (%s): its frames show as "
-				   "the interpreter's.", n->display, n->tgid, strerror(-n->err));
+		answer_add_note(r,
+				"%s in process %u could not be read (%s): its frames show as "
+				"the interpreter's.",
+				n->display, n->tgid, strerror(-n->err));
 }
 
 void pyframes__notes(const struct pyframes *pf, struct capture_result *r)
@@ -248,28 +252,39 @@ void pyframes__notes(const struct pyframes *pf, struct capture_result *r)
 	size_t i;
 
 	if (pf->failed && pf->nprocs)
-		answer_add_note(r, "Python frames could not be walked on this server (%s): the "
-				   "CPython processes show as the interpreter's frames.",
+		answer_add_note(r,
+				"Python frames could not be walked on this server (%s): the "
+				"CPython processes show as the interpreter's frames.",
 				strerror(-pf->failed));
 	for (i = 0; i < pf->nnoted; i++)
 		note_one(&pf->noted[i], r);
 	if (pf->nnot_walked > pf->nnoted)
-		answer_add_note(r, "%zu more CPython processes could not be walked: their frames "
-				   "show as the interpreter's.", pf->nnot_walked - pf->nnoted);
+		answer_add_note(r,
+				"%zu more CPython processes could not be walked: their frames "
+				"show as the interpreter's.",
+				pf->nnot_walked - pf->nnoted);
 	if (pf->nover)
-		answer_add_note(r, "The target runs more than %d CPython processes: the frames of "
-				   "the %zu others show as the interpreter's.", PYFRAMES_MAX_PROCS,
-				pf->nover);
+		answer_add_note(r,
+				"The target runs more than %d CPython processes: the frames of "
+				"the %zu others show as the interpreter's.",
+				PYFRAMES_MAX_PROCS, pf->nover);
 	if (pf->nmissed)
-		answer_add_note(r, "%zu processes that started during the capture were not checked "
-				   "for CPython (too many at once): if any runs Python, its frames show "
-				   "as the interpreter's.", pf->nmissed);
+		answer_add_note(
+			r,
+			"%zu processes that started during the capture were not checked "
+			"for CPython (too many at once): if any runs Python, its frames show "
+			"as the interpreter's.",
+			pf->nmissed);
 	if (pf->truncated)
-		answer_add_note(r, "%llu samples had Python stacks deeper than %d frames: their "
-				   "outermost Python frames are cut, under %s.",
-				(unsigned long long)pf->truncated, PY_MAX_FRAMES, PYFRAMES_TRUNCATED);
+		answer_add_note(r,
+				"%llu samples had Python stacks deeper than %d frames: their "
+				"outermost Python frames are cut, under %s.",
+				(unsigned long long)pf->truncated, PY_MAX_FRAMES,
+				PYFRAMES_TRUNCATED);
 	if (pf->unnamed)
-		answer_add_note(r, "%llu Python frames could not be named (their code objects were "
-				   "freed or unreadable when the samples were read): they show as "
-				   "[unknown].", (unsigned long long)pf->unnamed);
+		answer_add_note(r,
+				"%llu Python frames could not be named (their code objects were "
+				"freed or unreadable when the samples were read): they show as "
+				"[unknown].",
+				(unsigned long long)pf->unnamed);
 }

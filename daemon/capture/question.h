@@ -19,10 +19,10 @@ enum question {
 };
 
 struct question_info {
-	const char *id;		/* "cpu" */
-	const char *text;	/* "What is using the CPU" */
-	bool server;		/* offered for a whole-server profile */
-	bool implemented;	/* this build can capture it */
+	const char *id;	  /* "cpu" */
+	const char *text; /* "What is using the CPU" */
+	bool server;	  /* offered for a whole-server profile */
+	bool implemented; /* this build can capture it */
 };
 
 /* The row for @q, or NULL. */

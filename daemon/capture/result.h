@@ -29,28 +29,28 @@ struct capture_opts {
 	unsigned int duration_s;	/* 1..60 */
 	unsigned int freq_hz;		/* default 99 */
 	const char *out_dir;		/* where the four files go */
-	capture_progress_fn_t progress;	/* may be NULL */
+	capture_progress_fn_t progress; /* may be NULL */
 	void *progress_ctx;
-	volatile sig_atomic_t *stop;	/* set to stop early (SIGINT/SIGTERM); may be NULL */
-	const char *lock_path;		/* default /run/slideops-profiler.lock */
-	const char *proc_root;		/* default /proc */
-	owner_name_fn_t name_fn;	/* names Services (Kubernetes, config rules); may be NULL */
+	volatile sig_atomic_t *stop; /* set to stop early (SIGINT/SIGTERM); may be NULL */
+	const char *lock_path;	     /* default /run/slideops-profiler.lock */
+	const char *proc_root;	     /* default /proc */
+	owner_name_fn_t name_fn;     /* names Services (Kubernetes, config rules); may be NULL */
 	void *name_ctx;
 };
 
 /* One thread of a `threads` capture: how its time split, and what it was doing. */
 struct capture_thread {
 	uint32_t tid, pid;
-	char name[16];			/* thread name */
+	char name[16]; /* thread name */
 	char process[16];
 	char owner[OWNER_NAME_MAX + 32];
-	double running, runnable, waiting;	/* percent of the snapshots that saw it */
+	double running, runnable, waiting; /* percent of the snapshots that saw it */
 	struct {
-		char reason[40];	/* "futex", "read", "clock_nanosleep" */
-		double share;		/* percent of the snapshots */
+		char reason[40]; /* "futex", "read", "clock_nanosleep" */
+		double share;	 /* percent of the snapshots */
 	} waits[4];
 	size_t nwaits;
-	char function[256];		/* its dominant function */
+	char function[256]; /* its dominant function */
 };
 
 struct capture_result {
@@ -60,16 +60,16 @@ struct capture_result {
 	char *notes[CAPTURE_MAX_NOTES];
 	size_t nnotes;
 	struct source_stats stats;
-	int64_t start_ns;		/* wall clock */
-	double sampled_s;		/* how long sampling ran */
-	double result_s;		/* end of sampling -> files written */
-	uint64_t samples;		/* on-CPU samples of the target */
-	uint64_t lost;			/* samples lost to full maps */
-	uint64_t others;		/* on-CPU samples of processes outside the target */
-	uint32_t *pids;			/* the target's processes seen during the capture */
+	int64_t start_ns; /* wall clock */
+	double sampled_s; /* how long sampling ran */
+	double result_s;  /* end of sampling -> files written */
+	uint64_t samples; /* on-CPU samples of the target */
+	uint64_t lost;	  /* samples lost to full maps */
+	uint64_t others;  /* on-CPU samples of processes outside the target */
+	uint32_t *pids;	  /* the target's processes seen during the capture */
 	size_t npids;
 	size_t nexited;			/* how many of them exited during the capture */
-	struct capture_thread *threads;	/* threads: every thread seen */
+	struct capture_thread *threads; /* threads: every thread seen */
 	size_t nthreads;
 };
 

@@ -25,7 +25,7 @@ struct source {
 	struct sampler *sampler;
 	struct locks *locks;
 	struct memgrow *memgrow;
-	struct threads *threads;	/* threads: snapshots */
+	struct threads *threads; /* threads: snapshots */
 	struct thread_table *table;
 	double next_snapshot;
 	int snapshots;
@@ -33,7 +33,7 @@ struct source {
 	void *ksym_ctx;
 	source_emit_fn_t emit;
 	void *emit_ctx;
-	int python_err;			/* the CPython walk could not start */
+	int python_err; /* the CPython walk could not start */
 	/* CPythons first seen while collecting (source_opts.py): looked at after the poll */
 	struct pyframes *py;
 	source_task_fn_t on_new_task;
@@ -92,9 +92,13 @@ static int on_task(void *ctx, uint32_t tgid, uint64_t cgroup_id)
 /* The sampler, walking @o's CPythons from its first sample. */
 static int new_sampler(struct source *s, const struct source_opts *o, unsigned int hz)
 {
-	struct sampler_opts so = { .freq_hz = hz, .filter_tgids = o->filter_tgids,
-				   .offcpu = o->question != Q_CPU, .on_new_task = on_task,
-				   .ctx = s, .py_tgids = o->py_tgids, .py_procs = o->py_procs,
+	struct sampler_opts so = { .freq_hz = hz,
+				   .filter_tgids = o->filter_tgids,
+				   .offcpu = o->question != Q_CPU,
+				   .on_new_task = on_task,
+				   .ctx = s,
+				   .py_tgids = o->py_tgids,
+				   .py_procs = o->py_procs,
 				   .npy = o->npy };
 	int err;
 
@@ -135,20 +139,22 @@ static int new_collectors(struct source *s, const struct source_opts *o, unsigne
 		if (err)
 			return err;
 	}
-		__attribute__((fallthrough));	/* threads also take on- and off-CPU stacks */
+		__attribute__((fallthrough)); /* threads also take on- and off-CPU stacks */
 	case Q_CPU:
 	case Q_WALL:
 		return new_sampler(s, o, hz);
 	case Q_LOCKS: {
 		struct locks_opts lo = { .filter_tgids = o->filter_tgids,
-					 .on_new_task = on_task, .ctx = s };
+					 .on_new_task = on_task,
+					 .ctx = s };
 
 		err = locks__new(&lo, &s->locks);
 		break;
 	}
 	case Q_MEMORY_GROWTH: {
 		struct memgrow_opts mo = { .filter_tgids = o->filter_tgids,
-					   .on_new_task = on_task, .ctx = s };
+					   .on_new_task = on_task,
+					   .ctx = s };
 
 		err = memgrow__new(&mo, &s->memgrow);
 		break;
@@ -237,7 +243,7 @@ static int look_python(void *ctx, uint32_t tgid)
 	int ret;
 
 	if (pyframes__bpf_of(s->py, tgid))
-		return 0;	/* registered meanwhile (the capture's target refresh) */
+		return 0; /* registered meanwhile (the capture's target refresh) */
 	ret = pyframes__add(s->py, tgid);
 	if (ret <= 0)
 		return ret;
@@ -265,8 +271,8 @@ static int on_thread(void *ctx, const struct threads_rec *r)
 		break;
 	case THREADS_DISK:
 		st = THREAD_WAITING;
-		source_wait_reason(s->ksym, s->ksym_ctx, (const uint64_t *)r->kstack, r->nkstack, reason,
-				   sizeof(reason));
+		source_wait_reason(s->ksym, s->ksym_ctx, (const uint64_t *)r->kstack, r->nkstack,
+				   reason, sizeof(reason));
 		if (!strcmp(reason, "kernel"))
 			snprintf(reason, sizeof(reason), "disk or uninterruptible");
 		break;
@@ -276,8 +282,8 @@ static int on_thread(void *ctx, const struct threads_rec *r)
 		break;
 	default:
 		st = THREAD_WAITING;
-		source_wait_reason(s->ksym, s->ksym_ctx, (const uint64_t *)r->kstack, r->nkstack, reason,
-				   sizeof(reason));
+		source_wait_reason(s->ksym, s->ksym_ctx, (const uint64_t *)r->kstack, r->nkstack,
+				   reason, sizeof(reason));
 	}
 	thread_table__snapshot(s->table, r->tgid, r->tid, r->comm, st, reason);
 	return 0;
@@ -343,14 +349,23 @@ static int emit_sampler(void *ctx, const struct sampler_sample *x)
 {
 	struct source *s = ctx;
 	struct source_sample o = {
-		.tgid = x->tgid, .tid = x->tid, .cgroup_id = x->cgroup_id, .comm = x->comm,
-		.ustack = x->ustack, .nustack = x->nustack, .ustack_err = x->ustack_err,
-		.kstack = x->kstack, .nkstack = x->nkstack,
-		.pyframes = x->pyframes, .npyframes = x->npyframes, .py_flags = x->py_flags,
+		.tgid = x->tgid,
+		.tid = x->tid,
+		.cgroup_id = x->cgroup_id,
+		.comm = x->comm,
+		.ustack = x->ustack,
+		.nustack = x->nustack,
+		.ustack_err = x->ustack_err,
+		.kstack = x->kstack,
+		.nkstack = x->nkstack,
+		.pyframes = x->pyframes,
+		.npyframes = x->npyframes,
+		.py_flags = x->py_flags,
 	};
 
 	if (x->offcpu) {
-		o.leaf = x->offcpu == SAMPLER_OFF_RUNNABLE ? SOURCE_LEAF_RUNNABLE : SOURCE_LEAF_WAIT;
+		o.leaf = x->offcpu == SAMPLER_OFF_RUNNABLE ? SOURCE_LEAF_RUNNABLE :
+							     SOURCE_LEAF_WAIT;
 		o.values[0] = (int64_t)x->offcpu_ns;
 		o.values[1] = (int64_t)x->count;
 	} else {
@@ -372,11 +387,19 @@ static int emit_locks(void *ctx, const struct locks_sample *x)
 	struct source *s = ctx;
 	char leaf[64];
 	struct source_sample o = {
-		.tgid = x->tgid, .tid = x->tid, .cgroup_id = x->cgroup_id, .comm = x->comm,
-		.ustack = x->ustack, .nustack = x->nustack, .ustack_err = x->ustack_err,
-		.leaf = SOURCE_LEAF_TEXT, .leaf_text = leaf,
+		.tgid = x->tgid,
+		.tid = x->tid,
+		.cgroup_id = x->cgroup_id,
+		.comm = x->comm,
+		.ustack = x->ustack,
+		.nustack = x->nustack,
+		.ustack_err = x->ustack_err,
+		.leaf = SOURCE_LEAF_TEXT,
+		.leaf_text = leaf,
 		.values = { (int64_t)x->wait_ns, (int64_t)x->count },
-		.pyframes = x->pyframes, .npyframes = x->npyframes, .py_flags = x->py_flags,
+		.pyframes = x->pyframes,
+		.npyframes = x->npyframes,
+		.py_flags = x->py_flags,
 	};
 
 	snprintf(leaf, sizeof(leaf), "[lock wait: %s]", locks_kind_name(x->kind));
@@ -387,10 +410,18 @@ static int emit_memgrow(void *ctx, const struct memgrow_sample *x)
 {
 	struct source *s = ctx;
 	struct source_sample o = {
-		.tgid = x->tgid, .tid = x->tid, .cgroup_id = x->cgroup_id, .comm = x->comm,
-		.ustack = x->ustack, .nustack = x->nustack, .ustack_err = x->ustack_err,
-		.kstack = x->kstack, .nkstack = x->nkstack,
-		.pyframes = x->pyframes, .npyframes = x->npyframes, .py_flags = x->py_flags,
+		.tgid = x->tgid,
+		.tid = x->tid,
+		.cgroup_id = x->cgroup_id,
+		.comm = x->comm,
+		.ustack = x->ustack,
+		.nustack = x->nustack,
+		.ustack_err = x->ustack_err,
+		.kstack = x->kstack,
+		.nkstack = x->nkstack,
+		.pyframes = x->pyframes,
+		.npyframes = x->npyframes,
+		.py_flags = x->py_flags,
 	};
 
 	switch (x->kind) {
@@ -401,7 +432,7 @@ static int emit_memgrow(void *ctx, const struct memgrow_sample *x)
 	case MEMGROW_UNMAP:
 		o.values[1] = x->bytes;
 		break;
-	default:	/* write faults on present pages: not growth (docs/memory-growth.md) */
+	default: /* write faults on present pages: not growth (docs/memory-growth.md) */
 		return 0;
 	}
 	return s->emit(s->emit_ctx, &o);
@@ -413,11 +444,17 @@ static int offer_stack(void *ctx, const struct sampler_sample *x)
 	struct source *s = ctx;
 	int64_t v = x->offcpu ? (int64_t)x->offcpu_ns : (int64_t)x->count * s->period_ns;
 	int leaf = x->offcpu == SAMPLER_OFF_RUNNABLE ? SOURCE_LEAF_RUNNABLE :
-		   x->offcpu ? SOURCE_LEAF_WAIT : SOURCE_LEAF_NONE;
+		   x->offcpu			     ? SOURCE_LEAF_WAIT :
+						       SOURCE_LEAF_NONE;
 
-	struct thread_stack st = { .value = v, .ustack = x->ustack, .nustack = x->nustack,
-				   .kstack = x->kstack, .nkstack = x->nkstack, .leaf = leaf,
-				   .pyframes = x->pyframes, .npyframes = x->npyframes,
+	struct thread_stack st = { .value = v,
+				   .ustack = x->ustack,
+				   .nustack = x->nustack,
+				   .kstack = x->kstack,
+				   .nkstack = x->nkstack,
+				   .leaf = leaf,
+				   .pyframes = x->pyframes,
+				   .npyframes = x->npyframes,
 				   .py_flags = x->py_flags };
 
 	thread_table__offer(s->table, x->tgid, x->tid, x->comm, &st);
@@ -438,19 +475,25 @@ static int drain_threads(struct source *s)
 	e = thread_table__entries(s->table, &n);
 	for (i = 0; i < n; i++) {
 		struct source_sample o = {
-			.tgid = e[i].tgid, .tid = e[i].tid, .comm = e[i].comm,
-			.ustack = e[i].ustack, .nustack = e[i].nustack,
-			.kstack = e[i].kstack, .nkstack = e[i].nkstack,
+			.tgid = e[i].tgid,
+			.tid = e[i].tid,
+			.comm = e[i].comm,
+			.ustack = e[i].ustack,
+			.nustack = e[i].nustack,
+			.kstack = e[i].kstack,
+			.nkstack = e[i].nkstack,
 			.leaf = e[i].best_leaf,
 			.kernel_frames = e[i].best_leaf == SOURCE_LEAF_NONE,
-			.pyframes = e[i].pyframes, .npyframes = e[i].npyframes,
+			.pyframes = e[i].pyframes,
+			.npyframes = e[i].npyframes,
 			.py_flags = e[i].py_flags,
-			.values = { (int64_t)e[i].snapshots * SOURCE_THREADS_INTERVAL_MS * 1000000LL,
+			.values = { (int64_t)e[i].snapshots * SOURCE_THREADS_INTERVAL_MS *
+					    1000000LL,
 				    e[i].snapshots },
 		};
 
 		if (!e[i].snapshots)
-			continue;	/* sampled, but born and gone between snapshots */
+			continue; /* sampled, but born and gone between snapshots */
 		if (!e[i].best_value) {
 			/* never ran nor switched during the capture: what the snapshots saw */
 			o.leaf = SOURCE_LEAF_TEXT;
@@ -601,6 +644,7 @@ const char *source_profile_types(enum question q, int64_t period_ns, struct prof
 	po->period_type = types[q].period_type;
 	po->period_unit = types[q].u0;
 	po->period = q == Q_CPU || q == Q_WALL ? period_ns :
-		     q == Q_THREADS ? SOURCE_THREADS_INTERVAL_MS * 1000000LL : 1;
+		     q == Q_THREADS	       ? SOURCE_THREADS_INTERVAL_MS * 1000000LL :
+						 1;
 	return types[q].unit;
 }

@@ -26,26 +26,26 @@ struct pyframes;
 struct sampler_py_frame;
 
 enum source_leaf {
-	SOURCE_LEAF_NONE = 0,		/* the stack as sampled */
-	SOURCE_LEAF_TEXT,		/* add leaf_text as a synthetic leaf frame */
-	SOURCE_LEAF_WAIT,		/* off-CPU: the caller names the wait from the kernel stack */
-	SOURCE_LEAF_RUNNABLE,		/* off-CPU while runnable */
+	SOURCE_LEAF_NONE = 0, /* the stack as sampled */
+	SOURCE_LEAF_TEXT,     /* add leaf_text as a synthetic leaf frame */
+	SOURCE_LEAF_WAIT,     /* off-CPU: the caller names the wait from the kernel stack */
+	SOURCE_LEAF_RUNNABLE, /* off-CPU while runnable */
 };
 
 struct source_sample {
 	uint32_t tgid, tid;
 	uint64_t cgroup_id;
-	const char *comm;		/* thread name */
-	const uint64_t *ustack;		/* leaf first */
+	const char *comm;	/* thread name */
+	const uint64_t *ustack; /* leaf first */
 	size_t nustack;
 	int ustack_err;
-	const uint64_t *kstack;		/* leaf first */
+	const uint64_t *kstack; /* leaf first */
 	size_t nkstack;
-	bool kernel_frames;		/* show the kernel stack as frames */
+	bool kernel_frames; /* show the kernel stack as frames */
 	enum source_leaf leaf;
 	const char *leaf_text;
-	int64_t values[2];		/* in the question's sample types (source_profile_types) */
-	uint64_t oncpu;			/* on-CPU samples this adds (cpu, wall) */
+	int64_t values[2]; /* in the question's sample types (source_profile_types) */
+	uint64_t oncpu;	   /* on-CPU samples this adds (cpu, wall) */
 	/* CPython frames of an on-CPU sample of a registered process (daemon/collectors/sampler.h),
 	 * leaf first; 0: none */
 	const struct sampler_py_frame *pyframes;
@@ -70,11 +70,11 @@ typedef int (*source_task_fn_t)(void *ctx, uint32_t tgid, uint64_t cgroup_id);
 
 struct source_opts {
 	enum question question;
-	unsigned int freq_hz;		/* on-CPU sampling rate; default 99 */
-	bool filter_tgids;		/* only the tgids added with source__add_tgid() */
-	source_task_fn_t on_new_task;	/* first sightings; may be NULL */
+	unsigned int freq_hz;	      /* on-CPU sampling rate; default 99 */
+	bool filter_tgids;	      /* only the tgids added with source__add_tgid() */
+	source_task_fn_t on_new_task; /* first sightings; may be NULL */
 	void *ctx;
-	source_ksym_fn_t ksym;		/* names kernel addresses (threads); may be NULL */
+	source_ksym_fn_t ksym; /* names kernel addresses (threads); may be NULL */
 	void *ksym_ctx;
 	/* CPythons whose frames are walked from the start (cpu, wall, locks, memory-growth;
 	 * daemon/capture/pyframes.h) */
@@ -88,19 +88,19 @@ struct source_opts {
 };
 
 struct source_stats {
-	uint64_t samples;		/* every on-CPU sample, idle included (cpu, wall) */
+	uint64_t samples; /* every on-CPU sample, idle included (cpu, wall) */
 	uint64_t idle;
-	uint64_t filtered;		/* on-CPU samples of processes outside the target */
-	uint64_t events;		/* waits (locks), faults (memory-growth) of the target */
-	uint64_t lost;			/* samples, intervals or events lost to full maps */
-	char lost_detail[160];		/* "12 counts, 3 stacks" */
+	uint64_t filtered;     /* on-CPU samples of processes outside the target */
+	uint64_t events;       /* waits (locks), faults (memory-growth) of the target */
+	uint64_t lost;	       /* samples, intervals or events lost to full maps */
+	char lost_detail[160]; /* "12 counts, 3 stacks" */
 	/* User stacks (the DWARF unwinder, docs/unwinding.md): walked, and not completed. */
 	uint64_t stacks;
 	uint64_t stacks_incomplete;
 	double stacks_incomplete_pct;
-	char stacks_detail[400];	/* "" or "2.0% of the user stacks could not be completed:
+	char stacks_detail[400];     /* "" or "2.0% of the user stacks could not be completed:
 					 * 1.5% before ..., 0.5% ..." */
-	uint64_t unwind_table_bytes;	/* memory the unwind tables take in the kernel */
+	uint64_t unwind_table_bytes; /* memory the unwind tables take in the kernel */
 };
 
 struct source;

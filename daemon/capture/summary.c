@@ -68,11 +68,12 @@ static json_t *groups_json(const struct report *r)
 		procs = json_array();
 		for (j = 0; procs && j < rg->nprocs; j++)
 			json_array_append_new(procs,
-				json_pack("{s:I, s:s, s:I, s:f, s:s?}", "pid",
-					  (json_int_t)rg->procs[j].pid, "name", rg->procs[j].name,
-					  "samples", (json_int_t)rg->procs[j].value, "share",
-					  round1(rg->procs[j].share), "top_function",
-					  rg->procs[j].top_function));
+					      json_pack("{s:I, s:s, s:I, s:f, s:s?}", "pid",
+							(json_int_t)rg->procs[j].pid, "name",
+							rg->procs[j].name, "samples",
+							(json_int_t)rg->procs[j].value, "share",
+							round1(rg->procs[j].share), "top_function",
+							rg->procs[j].top_function));
 		g = json_pack("{s:s, s:s, s:s, s:I, s:f, s:s?, s:o}", "owner", rg->owner, "group",
 			      gbuf, "name", name, "samples", (json_int_t)rg->value, "share",
 			      round1(rg->share), "top_function", rg->top_function, "processes",
@@ -94,21 +95,22 @@ static json_t *threads_json(const struct capture_result *r)
 
 		waits = json_array();
 		for (j = 0; waits && j < t->nwaits; j++)
-			json_array_append_new(waits, json_pack("{s:s, s:f}", "reason",
-							       utf8(t->waits[j].reason, rb,
-								    sizeof(rb)), "share",
-							       round1(t->waits[j].share)));
-		json_array_append_new(arr, json_pack("{s:I, s:I, s:s, s:s, s:s, s:f, s:f, s:f, s:o, "
-						     "s:s}", "tid", (json_int_t)t->tid, "pid",
-						     (json_int_t)t->pid, "name",
-						     utf8(t->name, nb, sizeof(nb)), "process",
-						     utf8(t->process, pb, sizeof(pb)), "owner",
-						     utf8(t->owner, ob, sizeof(ob)), "running",
-						     round1(t->running), "runnable",
-						     round1(t->runnable), "waiting",
-						     round1(t->waiting), "waits",
-						     waits ? waits : json_array(), "function",
-						     utf8(t->function, fb, sizeof(fb))));
+			json_array_append_new(waits,
+					      json_pack("{s:s, s:f}", "reason",
+							utf8(t->waits[j].reason, rb, sizeof(rb)),
+							"share", round1(t->waits[j].share)));
+		json_array_append_new(arr,
+				      json_pack("{s:I, s:I, s:s, s:s, s:s, s:f, s:f, s:f, s:o, "
+						"s:s}",
+						"tid", (json_int_t)t->tid, "pid",
+						(json_int_t)t->pid, "name",
+						utf8(t->name, nb, sizeof(nb)), "process",
+						utf8(t->process, pb, sizeof(pb)), "owner",
+						utf8(t->owner, ob, sizeof(ob)), "running",
+						round1(t->running), "runnable", round1(t->runnable),
+						"waiting", round1(t->waiting), "waits",
+						waits ? waits : json_array(), "function",
+						utf8(t->function, fb, sizeof(fb))));
 	}
 	return arr ? arr : json_array();
 }
@@ -139,9 +141,9 @@ char *summary_json(const struct capture_opts *o, const struct capture_result *r)
 	stripped = json_array();
 	for (i = 0; stripped && rep && i < rep->nstripped; i++)
 		json_array_append_new(stripped,
-			json_pack("{s:s, s:f, s:s?}", "path", rep->stripped[i].path, "share",
-				  round1(rep->stripped[i].share), "build_id",
-				  rep->stripped[i].build_id));
+				      json_pack("{s:s, s:f, s:s?}", "path", rep->stripped[i].path,
+						"share", round1(rep->stripped[i].share), "build_id",
+						rep->stripped[i].build_id));
 	langs = json_array();
 	for (l = 0; langs && rep && l < PROF_LANG_COUNT; l++)
 		if (rep->languages & (1u << l))
@@ -150,30 +152,23 @@ char *summary_json(const struct capture_opts *o, const struct capture_result *r)
 	root = json_pack(
 		"{s:i, s:s, s:s, s:{s:s, s:s}, s:s, s:i, s:f, s:f, s:I, s:I, s:f, s:s, s:o, s:o, "
 		"s:o, s:o, s:o, s:I, s:I, s:{s:s, s:s, s:s, s:s}}",
-		"version", SUMMARY_VERSION,
-		"question", question_info(o->question)->id,
-		"question_text", question_info(o->question)->text,
-		"target", "kind", target_kind_name(o->target.kind),
-		"description",
-		utf8(target_describe(&o->target, who, sizeof(who)), whob, sizeof(whob)),
-		"start", start,
-		"duration_seconds", (int)o->duration_s,
-		"sampled_seconds", round1(r->sampled_s),
-		"time_to_result_seconds", (double)(long long)(r->result_s * 1000) / 1000,
-		"sample_count", (json_int_t)r->samples,
-		"idle_samples", (json_int_t)r->stats.idle,
-		"busy_percent", round1(all ? 100.0 * (double)(all - r->stats.idle) / (double)all : 0),
-		"answer", utf8(r->answer, answer, sizeof(answer)),
-		"groups", rep ? groups_json(rep) : json_array(),
-		"top_functions", top ? top : json_array(),
-		"notes", notes ? notes : json_array(),
-		"stripped_binaries", stripped ? stripped : json_array(),
-		"languages", langs ? langs : json_array(),
-		"lost_samples", (json_int_t)r->lost,
-		"events", (json_int_t)r->stats.events,
-		"files", "pprof", "profile.pb.gz", "collapsed", "profile.collapsed", "flamegraph",
+		"version", SUMMARY_VERSION, "question", question_info(o->question)->id,
+		"question_text", question_info(o->question)->text, "target", "kind",
+		target_kind_name(o->target.kind), "description",
+		utf8(target_describe(&o->target, who, sizeof(who)), whob, sizeof(whob)), "start",
+		start, "duration_seconds", (int)o->duration_s, "sampled_seconds",
+		round1(r->sampled_s), "time_to_result_seconds",
+		(double)(long long)(r->result_s * 1000) / 1000, "sample_count",
+		(json_int_t)r->samples, "idle_samples", (json_int_t)r->stats.idle, "busy_percent",
+		round1(all ? 100.0 * (double)(all - r->stats.idle) / (double)all : 0), "answer",
+		utf8(r->answer, answer, sizeof(answer)), "groups",
+		rep ? groups_json(rep) : json_array(), "top_functions", top ? top : json_array(),
+		"notes", notes ? notes : json_array(), "stripped_binaries",
+		stripped ? stripped : json_array(), "languages", langs ? langs : json_array(),
+		"lost_samples", (json_int_t)r->lost, "events", (json_int_t)r->stats.events, "files",
+		"pprof", "profile.pb.gz", "collapsed", "profile.collapsed", "flamegraph",
 		"flamegraph.html", "summary", "summary.json");
-	if (!root)	/* never the capture's end: a summary that says so */
+	if (!root) /* never the capture's end: a summary that says so */
 		root = json_pack("{s:i, s:s, s:s, s:[s]}", "version", SUMMARY_VERSION, "question",
 				 question_info(o->question)->id, "answer", "", "notes",
 				 "The summary could not be written in full.");
@@ -181,11 +176,11 @@ char *summary_json(const struct capture_opts *o, const struct capture_result *r)
 		return NULL;
 	if (r->nthreads)
 		json_object_set_new(root, "threads", threads_json(r));
-	json_object_set_new(root, "stacks", json_pack("{s:I, s:I, s:f}", "walked",
-						      (json_int_t)r->stats.stacks, "incomplete",
-						      (json_int_t)r->stats.stacks_incomplete,
-						      "incomplete_percent",
-						      round1(r->stats.stacks_incomplete_pct)));
+	json_object_set_new(root, "stacks",
+			    json_pack("{s:I, s:I, s:f}", "walked", (json_int_t)r->stats.stacks,
+				      "incomplete", (json_int_t)r->stats.stacks_incomplete,
+				      "incomplete_percent",
+				      round1(r->stats.stacks_incomplete_pct)));
 	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
 	json_decref(root);
 	return text;

@@ -32,8 +32,7 @@ bool target_pid_alive(const char *proc_root, uint32_t pid)
 	char state;
 
 	/* A zombie (Z) or dead (X) process has exited, reaped or not. */
-	return target_proc_stat(proc_root, pid, &state, NULL) == 0 && state != 'Z' &&
-	       state != 'X';
+	return target_proc_stat(proc_root, pid, &state, NULL) == 0 && state != 'Z' && state != 'X';
 }
 
 void target_normalize(struct capture_target *t)
@@ -167,9 +166,9 @@ static void list_add(char *buf, size_t size, const char *name)
 static int not_found(const struct capture_target *t, struct owner_resolver *owners, DIR *d,
 		     char *err, size_t errsize)
 {
-	enum owner_group want = t->kind == TARGET_UNIT	    ? OWNER_UNIT :
+	enum owner_group want = t->kind == TARGET_UNIT	  ? OWNER_UNIT :
 				t->kind == TARGET_SERVICE ? OWNER_SERVICE :
-							      OWNER_CONTAINER;
+							    OWNER_CONTAINER;
 	char seen[1024] = "", what[TARGET_NAME_MAX + 32];
 	struct dirent *de;
 	struct owner o;
@@ -182,7 +181,8 @@ static int not_found(const struct capture_target *t, struct owner_resolver *owne
 			continue;
 		if (o.group == want && (want != OWNER_SERVICE || ns_matches(t, &o))) {
 			list_add(seen, sizeof(seen), o.name);
-		} else if (want == OWNER_CONTAINER && o.group == OWNER_SERVICE && o.container_id[0]) {
+		} else if (want == OWNER_CONTAINER && o.group == OWNER_SERVICE &&
+			   o.container_id[0]) {
 			char shortid[16];
 
 			snprintf(shortid, sizeof(shortid), "%.12s", o.container_id);
@@ -191,7 +191,9 @@ static int not_found(const struct capture_target *t, struct owner_resolver *owne
 	}
 	target_describe(t, what, sizeof(what));
 	snprintf(err, errsize, "no process of %s is running; %s seen on this server: %s", what,
-		 want == OWNER_UNIT ? "units" : want == OWNER_SERVICE ? "services" : "containers",
+		 want == OWNER_UNIT    ? "units" :
+		 want == OWNER_SERVICE ? "services" :
+					 "containers",
 		 seen[0] ? seen : "none");
 	return -ENOENT;
 }
@@ -211,7 +213,8 @@ int target_resolve(const struct capture_target *t, struct owner_resolver *owners
 	if (t->kind == TARGET_PIDS) {
 		for (i = 0; i < t->npids && n < max; i++) {
 			if (!target_pid_alive(proc_root, t->pids[i])) {
-				snprintf(err, errsize, "no process with pid %u is running", t->pids[i]);
+				snprintf(err, errsize, "no process with pid %u is running",
+					 t->pids[i]);
 				return -ENOENT;
 			}
 			pids[n++] = t->pids[i];

@@ -15,7 +15,7 @@
 
 #define TARGET_MAX_PIDS 4096
 #define TARGET_NAME_MAX 256
-#define TARGET_NS_MAX 64	/* a Kubernetes namespace: a DNS label, 63 + NUL */
+#define TARGET_NS_MAX 64 /* a Kubernetes namespace: a DNS label, 63 + NUL */
 
 struct owner;
 struct owner_resolver;
@@ -34,14 +34,14 @@ enum target_kind {
 
 struct capture_target {
 	enum target_kind kind;
-	uint32_t pids[64];	/* TARGET_PIDS: as given */
+	uint32_t pids[64]; /* TARGET_PIDS: as given */
 	size_t npids;
-	char name[TARGET_NAME_MAX];	/* unit, container id or name, service */
+	char name[TARGET_NAME_MAX]; /* unit, container id or name, service */
 	/* TARGET_SERVICE: a Service is a namespace and a workload. With @ns set, only the
 	 * processes whose owner @ns_fn places in @ns match (another tenant's Service of the same
 	 * name does not; nor is it listed as seen); "" matches any namespace. */
 	char ns[TARGET_NS_MAX];
-	target_ns_fn_t ns_fn;		/* required with @ns: without it nothing matches */
+	target_ns_fn_t ns_fn; /* required with @ns: without it nothing matches */
 	void *ns_ctx;
 };
 

@@ -120,8 +120,8 @@ struct collector_py {
 
 struct collector {
 	struct ring_buffer *rb;
-	struct bpf_link *exec_link;	/* collector_exec: re-announces a process that execs */
-	struct unwinder *uw;		/* loads the unwind tables of the processes seen */
+	struct bpf_link *exec_link; /* collector_exec: re-announces a process that execs */
+	struct unwinder *uw;	    /* loads the unwind tables of the processes seen */
 	const struct bpf_map *target_tgids;
 	const struct bpf_map *stats;
 	struct bpf_object *obj;
@@ -398,7 +398,8 @@ int collector__add_python(struct collector *c, uint32_t tgid, const struct py_pr
 	if (!c->py.fsbase_known) {
 		err = fsbase_offset(&off);
 		if (err)
-			return pr_warn_errno(err, "no task_struct.thread.fsbase in the kernel's BTF");
+			return pr_warn_errno(err,
+					     "no task_struct.thread.fsbase in the kernel's BTF");
 		*c->py.knobs.fsbase_off = off;
 		c->py.fsbase_known = true;
 	}

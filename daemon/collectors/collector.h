@@ -55,8 +55,8 @@ struct collector_new_task {
 };
 
 /* For the owners' _Static_assert: @type (struct <c>_new_task) has the layout above. */
-#define COLLECTOR_NEW_TASK_LAYOUT(type)                                                      \
-	(sizeof(type) == sizeof(struct collector_new_task) && offsetof(type, tgid) == 0 &&   \
+#define COLLECTOR_NEW_TASK_LAYOUT(type)                                                    \
+	(sizeof(type) == sizeof(struct collector_new_task) && offsetof(type, tgid) == 0 && \
 	 offsetof(type, cgroup_id) == offsetof(struct collector_new_task, cgroup_id))
 
 /* Called for each process a collector sees for the first time. Return 0 or -errno (an error
@@ -64,10 +64,10 @@ struct collector_new_task {
 typedef int (*collector_task_fn_t)(void *ctx, uint32_t tgid, uint64_t cgroup_id);
 
 struct collector_opts {
-	const uint32_t *tgids;		/* initial filter set */
+	const uint32_t *tgids; /* initial filter set */
 	size_t ntgids;
-	bool fp_user_stacks;		/* user stacks by frame pointer: load no unwind tables */
-	collector_task_fn_t on_new_task;	/* may be NULL */
+	bool fp_user_stacks;		 /* user stacks by frame pointer: load no unwind tables */
+	collector_task_fn_t on_new_task; /* may be NULL */
 	void *ctx;
 };
 
@@ -78,9 +78,9 @@ struct py_proc;
  * over; named in user space (runtimes/python/py_code.h). The sampler's name for it is kept: it
  * was the first. */
 struct sampler_py_frame {
-	uint64_t code;		/* PyCodeObject address */
-	uint64_t instr;		/* f_lasti (3.6-3.10) or the instruction pointer (3.11+) */
-	bool entry;		/* the first frame of its run of the eval loop (py_merge.h) */
+	uint64_t code;	/* PyCodeObject address */
+	uint64_t instr; /* f_lasti (3.6-3.10) or the instruction pointer (3.11+) */
+	bool entry;	/* the first frame of its run of the eval loop (py_merge.h) */
 };
 
 /* The Python walk's runtime knobs of a loaded object (bpf/python.bpf.h's .bss globals

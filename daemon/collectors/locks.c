@@ -28,7 +28,7 @@ _Static_assert(LOCKS_WAIT == LOCKS_KIND_WAIT && LOCKS_WAIT_BITSET == LOCKS_KIND_
 
 struct locks {
 	struct locks_bpf *skel;
-	struct collector *col;		/* filter set, unwinder, first sightings, stats */
+	struct collector *col; /* filter set, unwinder, first sightings, stats */
 };
 
 static const char *const kind_names[LOCKS_KIND_MAX] = {

@@ -20,11 +20,11 @@
 
 /* Kinds of wait, as in bpf/locks.h (LOCKS_KIND_*). */
 enum locks_kind {
-	LOCKS_WAIT = 0,			/* FUTEX_WAIT: glibc mutexes (lll_lock_wait) and more */
-	LOCKS_WAIT_BITSET = 1,		/* FUTEX_WAIT_BITSET: condvars, rwlocks, semaphores */
-	LOCKS_LOCK_PI = 2,		/* FUTEX_LOCK_PI, FUTEX_LOCK_PI2 */
-	LOCKS_WAIT_REQUEUE_PI = 3,	/* FUTEX_WAIT_REQUEUE_PI */
-	LOCKS_WAITV = 4,		/* futex_waitv(2) */
+	LOCKS_WAIT = 0,		   /* FUTEX_WAIT: glibc mutexes (lll_lock_wait) and more */
+	LOCKS_WAIT_BITSET = 1,	   /* FUTEX_WAIT_BITSET: condvars, rwlocks, semaphores */
+	LOCKS_LOCK_PI = 2,	   /* FUTEX_LOCK_PI, FUTEX_LOCK_PI2 */
+	LOCKS_WAIT_REQUEUE_PI = 3, /* FUTEX_WAIT_REQUEUE_PI */
+	LOCKS_WAITV = 4,	   /* futex_waitv(2) */
 };
 
 /* Called from locks__poll() for each process seen for the first time. Return 0 or -errno (an
@@ -32,43 +32,43 @@ enum locks_kind {
 typedef int (*locks_task_fn_t)(void *ctx, uint32_t tgid, uint64_t cgroup_id);
 
 struct locks_opts {
-	bool filter_tgids;		/* count only the tgids given here or added later */
-	const uint32_t *tgids;		/* initial filter set */
+	bool filter_tgids;     /* count only the tgids given here or added later */
+	const uint32_t *tgids; /* initial filter set */
 	size_t ntgids;
-	uint32_t stack_entries;		/* stack map size; default LOCKS_DEFAULT_STACK_ENTRIES */
-	uint32_t count_entries;		/* count map size; default LOCKS_DEFAULT_COUNT_ENTRIES */
-	locks_task_fn_t on_new_task;	/* may be NULL */
+	uint32_t stack_entries;	     /* stack map size; default LOCKS_DEFAULT_STACK_ENTRIES */
+	uint32_t count_entries;	     /* count map size; default LOCKS_DEFAULT_COUNT_ENTRIES */
+	locks_task_fn_t on_new_task; /* may be NULL */
 	void *ctx;
 };
 
 struct locks_sample {
 	uint32_t tgid, tid;
 	uint64_t cgroup_id;
-	const char *comm;		/* thread name (the process name is read from /proc) */
-	uint32_t kind;			/* enum locks_kind */
-	uint64_t wait_ns;		/* total time asleep */
-	uint64_t count;			/* number of waits */
-	const uint64_t *ustack;		/* where the wait was made, leaf first; borrowed for the
+	const char *comm;	/* thread name (the process name is read from /proc) */
+	uint32_t kind;		/* enum locks_kind */
+	uint64_t wait_ns;	/* total time asleep */
+	uint64_t count;		/* number of waits */
+	const uint64_t *ustack; /* where the wait was made, leaf first; borrowed for the
 					 * callback's duration */
 	size_t nustack;
-	int ustack_err;			/* 0, or why the user stack is missing (-EFAULT: none,
+	int ustack_err; /* 0, or why the user stack is missing (-EFAULT: none,
 					 * -EEXIST/-ENOMEM: stack map full) */
-	const struct sampler_py_frame *pyframes;	/* its CPython frames, leaf first; borrowed
+	const struct sampler_py_frame *pyframes; /* its CPython frames, leaf first; borrowed
 							 * like ustack (daemon/collectors/collector.h) */
-	size_t npyframes;		/* 0: not in Python (or not a registered process) */
-	uint32_t py_flags;		/* PY_STACK_* (bpf/python.h) */
+	size_t npyframes;  /* 0: not in Python (or not a registered process) */
+	uint32_t py_flags; /* PY_STACK_* (bpf/python.h) */
 };
 
 typedef int (*locks_sample_fn_t)(void *ctx, const struct locks_sample *s);
 
 struct locks_stats {
-	uint64_t waits;		/* waits counted */
-	uint64_t no_sleep;	/* waits that returned -EAGAIN at once, not counted */
-	uint64_t filtered;	/* waits of processes outside the target */
-	uint64_t lost_counts;	/* waits lost: count map full */
-	uint64_t lost_stacks;	/* stacks lost: stack map full (the wait is kept) */
-	uint64_t lost_starts;	/* waits lost: no per-thread storage */
-	uint64_t lost_python;	/* Python stacks not stored: python_stacks full */
+	uint64_t waits;	      /* waits counted */
+	uint64_t no_sleep;    /* waits that returned -EAGAIN at once, not counted */
+	uint64_t filtered;    /* waits of processes outside the target */
+	uint64_t lost_counts; /* waits lost: count map full */
+	uint64_t lost_stacks; /* stacks lost: stack map full (the wait is kept) */
+	uint64_t lost_starts; /* waits lost: no per-thread storage */
+	uint64_t lost_python; /* Python stacks not stored: python_stacks full */
 };
 
 struct locks;

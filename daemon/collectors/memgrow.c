@@ -36,7 +36,7 @@ _Static_assert(MEMGROW_FAULT == MG_KIND_FAULT && MEMGROW_COW == MG_KIND_COW &&
 
 struct memgrow {
 	struct memgrow_bpf *skel;
-	struct collector *col;		/* filter set, unwinder, first sightings, stats */
+	struct collector *col; /* filter set, unwinder, first sightings, stats */
 	uint64_t page_size;
 	bool thp_always;
 	bool numa_balancing;

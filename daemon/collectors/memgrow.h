@@ -26,60 +26,60 @@
 typedef int (*memgrow_task_fn_t)(void *ctx, uint32_t tgid, uint64_t cgroup_id);
 
 struct memgrow_opts {
-	bool filter_tgids;		/* count only the tgids given here or added later */
-	const uint32_t *tgids;		/* initial filter set */
+	bool filter_tgids;     /* count only the tgids given here or added later */
+	const uint32_t *tgids; /* initial filter set */
 	size_t ntgids;
-	bool kernel_stacks;		/* kernel stacks of faults taken in kernel mode */
-	uint32_t stack_entries;		/* stack map size; default MG_DEFAULT_STACK_ENTRIES */
-	uint32_t count_entries;		/* count map size; default MG_DEFAULT_COUNT_ENTRIES */
-	uint32_t mapping_entries;	/* mappings netted against munmap; MG_DEFAULT_MAPPING_ENTRIES */
-	memgrow_task_fn_t on_new_task;	/* may be NULL */
+	bool kernel_stacks;	  /* kernel stacks of faults taken in kernel mode */
+	uint32_t stack_entries;	  /* stack map size; default MG_DEFAULT_STACK_ENTRIES */
+	uint32_t count_entries;	  /* count map size; default MG_DEFAULT_COUNT_ENTRIES */
+	uint32_t mapping_entries; /* mappings netted against munmap; MG_DEFAULT_MAPPING_ENTRIES */
+	memgrow_task_fn_t on_new_task; /* may be NULL */
 	void *ctx;
 };
 
 enum memgrow_kind {
-	MEMGROW_FAULT = 0,	/* first touch (not-present fault): +page size each */
-	MEMGROW_COW = 1,	/* write fault on a present page: +page size each */
-	MEMGROW_MAP = 2,	/* anonymous mapping made/grown, brk growth: +bytes */
-	MEMGROW_UNMAP = 3,	/* mapping released/shrunk, brk trim: -bytes */
+	MEMGROW_FAULT = 0, /* first touch (not-present fault): +page size each */
+	MEMGROW_COW = 1,   /* write fault on a present page: +page size each */
+	MEMGROW_MAP = 2,   /* anonymous mapping made/grown, brk growth: +bytes */
+	MEMGROW_UNMAP = 3, /* mapping released/shrunk, brk trim: -bytes */
 };
 
 struct memgrow_sample {
 	uint32_t tgid, tid;
 	uint64_t cgroup_id;
-	const char *comm;		/* thread name at the first event */
+	const char *comm; /* thread name at the first event */
 	enum memgrow_kind kind;
-	int64_t bytes;			/* negative for MEMGROW_UNMAP */
-	uint64_t count;			/* faults, mappings or releases */
-	const uint64_t *ustack;		/* leaf first; borrowed for the callback's duration */
+	int64_t bytes;		/* negative for MEMGROW_UNMAP */
+	uint64_t count;		/* faults, mappings or releases */
+	const uint64_t *ustack; /* leaf first; borrowed for the callback's duration */
 	size_t nustack;
-	const uint64_t *kstack;		/* kernel-mode faults with kernel_stacks only */
+	const uint64_t *kstack; /* kernel-mode faults with kernel_stacks only */
 	size_t nkstack;
-	int ustack_err;			/* 0, or why the user stack is missing */
-	const struct sampler_py_frame *pyframes;	/* its CPython frames, leaf first; borrowed
+	int ustack_err;				 /* 0, or why the user stack is missing */
+	const struct sampler_py_frame *pyframes; /* its CPython frames, leaf first; borrowed
 							 * like ustack (daemon/collectors/collector.h) */
-	size_t npyframes;		/* 0: not in Python (or not a registered process) */
-	uint32_t py_flags;		/* PY_STACK_* (bpf/python.h) */
+	size_t npyframes;  /* 0: not in Python (or not a registered process) */
+	uint32_t py_flags; /* PY_STACK_* (bpf/python.h) */
 };
 
 typedef int (*memgrow_sample_fn_t)(void *ctx, const struct memgrow_sample *s);
 
 struct memgrow_stats {
-	uint64_t faults;		/* user-address faults of target processes */
-	uint64_t faults_kernel;		/* ... of which taken in kernel mode (copy to user) */
-	uint64_t faults_ignored;	/* instruction fetches, reads of present pages, NULL page */
-	uint64_t filtered;		/* events of processes outside the target */
-	uint64_t lost_counts;		/* events lost: count map full */
-	uint64_t lost_stacks;		/* stacks lost: stack map full */
-	uint64_t lost_threads;		/* syscalls lost: per-thread state map full */
-	uint64_t lost_mappings;		/* mappings whose munmap can't be netted: map full */
-	uint64_t brk_unknown;		/* brk moves not counted: old break unknown */
-	uint64_t unmap_unknown;		/* munmap/mremap of ranges not mapped during the capture */
-	uint64_t lost_python;		/* Python stacks not stored: python_stacks full */
-	uint64_t page_size;		/* the weight of one fault */
+	uint64_t faults;	 /* user-address faults of target processes */
+	uint64_t faults_kernel;	 /* ... of which taken in kernel mode (copy to user) */
+	uint64_t faults_ignored; /* instruction fetches, reads of present pages, NULL page */
+	uint64_t filtered;	 /* events of processes outside the target */
+	uint64_t lost_counts;	 /* events lost: count map full */
+	uint64_t lost_stacks;	 /* stacks lost: stack map full */
+	uint64_t lost_threads;	 /* syscalls lost: per-thread state map full */
+	uint64_t lost_mappings;	 /* mappings whose munmap can't be netted: map full */
+	uint64_t brk_unknown;	 /* brk moves not counted: old break unknown */
+	uint64_t unmap_unknown;	 /* munmap/mremap of ranges not mapped during the capture */
+	uint64_t lost_python;	 /* Python stacks not stored: python_stacks full */
+	uint64_t page_size;	 /* the weight of one fault */
 	/* Conditions under which one fault is not one page (docs/memory-growth.md): */
-	bool thp_always;		/* THP or mTHP "always": one anonymous fault may map more */
-	bool numa_balancing;		/* NUMA hinting faults look like first touches */
+	bool thp_always;     /* THP or mTHP "always": one anonymous fault may map more */
+	bool numa_balancing; /* NUMA hinting faults look like first touches */
 };
 
 struct memgrow;

@@ -23,13 +23,16 @@
 _Static_assert(sizeof(struct sampler_key) == 32, "sampler_key layout is shared with BPF");
 _Static_assert(sizeof(struct py_proc) == 64, "py_proc layout is shared with BPF");
 _Static_assert(sizeof(struct py_frame) == 16, "py_frame layout is shared with BPF");
-_Static_assert(sizeof(struct py_stack) == 24 + 16 * PY_MAX_FRAMES, "py_stack layout is shared with BPF");
+_Static_assert(sizeof(struct py_stack) == 24 + 16 * PY_MAX_FRAMES,
+	       "py_stack layout is shared with BPF");
 _Static_assert(sizeof(struct sampler_value) == 24, "sampler_value layout is shared with BPF");
 _Static_assert(COLLECTOR_NEW_TASK_LAYOUT(struct sampler_new_task),
 	       "sampler_new_task is the event collector__poll() reads");
 _Static_assert(sizeof(struct sampler_off_key) == 40, "sampler_off_key layout is shared with BPF");
-_Static_assert(sizeof(struct sampler_off_value) == 32, "sampler_off_value layout is shared with BPF");
-_Static_assert(sizeof(struct sampler_off_start) == 64, "sampler_off_start layout is shared with BPF");
+_Static_assert(sizeof(struct sampler_off_value) == 32,
+	       "sampler_off_value layout is shared with BPF");
+_Static_assert(sizeof(struct sampler_off_start) == 64,
+	       "sampler_off_start layout is shared with BPF");
 _Static_assert(SAMPLER_MAX_STACK_DEPTH == UW_MAX_DEPTH, "user stacks come from the unwinder");
 
 struct sampler {
@@ -37,10 +40,10 @@ struct sampler {
 	struct bpf_link **links;
 	int *pfds;
 	int ncpus;
-	struct collector *col;		/* tgid filter, unwinder, first sightings, stats */
+	struct collector *col; /* tgid filter, unwinder, first sightings, stats */
 	bool offcpu_btf;
 	bool fp_user_stacks;
-	struct sampler_py_frame pyframes[PY_MAX_FRAMES];	/* drain_map()'s, for one sample */
+	struct sampler_py_frame pyframes[PY_MAX_FRAMES]; /* drain_map()'s, for one sample */
 };
 
 /*
@@ -375,7 +378,8 @@ static int emit(struct sampler *s, struct sampler_sample *smp, const char *raw_c
 						      SAMPLER_MAX_STACK_DEPTH, &smp->nustack);
 	else
 		smp->ustack_err = unwinder__read_stack(collector__unwinder(s->col), ustack_id,
-						       ustack, SAMPLER_MAX_STACK_DEPTH, &smp->nustack);
+						       ustack, SAMPLER_MAX_STACK_DEPTH,
+						       &smp->nustack);
 	bpf_util_read_stack(s->skel->maps.stacks, kstack_id, kstack, SAMPLER_MAX_STACK_DEPTH,
 			    &smp->nkstack);
 	smp->ustack = ustack;
@@ -387,7 +391,7 @@ static int emit(struct sampler *s, struct sampler_sample *smp, const char *raw_c
 struct drain_row {
 	__s32 ustack_id, kstack_id;
 	__u64 py_stack;
-	const char *comm;	/* SAMPLER_COMM_LEN bytes, maybe unterminated */
+	const char *comm; /* SAMPLER_COMM_LEN bytes, maybe unterminated */
 };
 
 /* Fills @smp (zeroed) and @row from the @key and @val of an entry of the map drained. */

@@ -14,62 +14,61 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "daemon/collectors/collector.h"	/* struct sampler_py_frame */
+#include "daemon/collectors/collector.h" /* struct sampler_py_frame */
 
 /* Called from sampler__poll() for each process seen for the first time. Return 0 or -errno
  * (an error stops that poll and is returned by it). */
 typedef int (*sampler_task_fn_t)(void *ctx, uint32_t tgid, uint64_t cgroup_id);
 
 struct sampler_opts {
-	unsigned int freq_hz;		/* default 99 */
-	bool filter_tgids;		/* sample only the tgids given here or added later */
-	const uint32_t *tgids;		/* initial filter set */
+	unsigned int freq_hz;  /* default 99 */
+	bool filter_tgids;     /* sample only the tgids given here or added later */
+	const uint32_t *tgids; /* initial filter set */
 	size_t ntgids;
-	const uint64_t *cgroup_ids;	/* sample only these cgroup v2 ids; NULL/0: all */
+	const uint64_t *cgroup_ids; /* sample only these cgroup v2 ids; NULL/0: all */
 	size_t ncgroup_ids;
-	uint32_t stack_entries;		/* stack map size; default SAMPLER_DEFAULT_STACK_ENTRIES */
-	uint32_t count_entries;		/* count map size; default SAMPLER_DEFAULT_COUNT_ENTRIES */
-	bool offcpu;			/* also record off-CPU intervals (sched_switch) */
-	bool fp_user_stacks;		/* user stacks by frame pointer, not the DWARF unwinder
+	uint32_t stack_entries;	       /* stack map size; default SAMPLER_DEFAULT_STACK_ENTRIES */
+	uint32_t count_entries;	       /* count map size; default SAMPLER_DEFAULT_COUNT_ENTRIES */
+	bool offcpu;		       /* also record off-CPU intervals (sched_switch) */
+	bool fp_user_stacks;	       /* user stacks by frame pointer, not the DWARF unwinder
 					 * (kernels without bpf_loop, comparisons) */
-	sampler_task_fn_t on_new_task;	/* may be NULL */
+	sampler_task_fn_t on_new_task; /* may be NULL */
 	void *ctx;
 	/* CPython processes whose frames are walked from the first sample (sampler__add_python()
 	 * before the perf events are attached) */
 	const uint32_t *py_tgids;
-	const struct py_proc *py_procs;	/* bpf/python.h, one per py_tgids entry */
+	const struct py_proc *py_procs; /* bpf/python.h, one per py_tgids entry */
 	size_t npy;
 };
-
 
 struct sampler_sample {
 	uint32_t tgid, tid;
 	uint64_t cgroup_id;
-	const char *comm;		/* thread name (the process name is read from /proc) */
+	const char *comm; /* thread name (the process name is read from /proc) */
 	uint64_t count;
-	const uint64_t *ustack;		/* leaf first; borrowed for the callback's duration */
+	const uint64_t *ustack; /* leaf first; borrowed for the callback's duration */
 	size_t nustack;
 	const uint64_t *kstack;
 	size_t nkstack;
-	int ustack_err;			/* 0, or why the user stack is missing (-EFAULT: none) */
-	int offcpu;			/* 0: on-CPU samples; SAMPLER_OFF_RUNNABLE or _BLOCKED */
-	uint64_t offcpu_ns;		/* off-CPU: time; count is the number of intervals */
-	const struct sampler_py_frame *pyframes;	/* leaf first; borrowed like ustack */
-	size_t npyframes;		/* 0: not in Python (or not a registered process) */
-	uint32_t py_flags;		/* PY_STACK_TRUNCATED, PY_STACK_READ_ERR (bpf/python.h) */
+	int ustack_err;	    /* 0, or why the user stack is missing (-EFAULT: none) */
+	int offcpu;	    /* 0: on-CPU samples; SAMPLER_OFF_RUNNABLE or _BLOCKED */
+	uint64_t offcpu_ns; /* off-CPU: time; count is the number of intervals */
+	const struct sampler_py_frame *pyframes; /* leaf first; borrowed like ustack */
+	size_t npyframes;  /* 0: not in Python (or not a registered process) */
+	uint32_t py_flags; /* PY_STACK_TRUNCATED, PY_STACK_READ_ERR (bpf/python.h) */
 };
 
 typedef int (*sampler_sample_fn_t)(void *ctx, const struct sampler_sample *s);
 
 struct sampler_stats {
-	uint64_t samples;	/* every sample, idle included */
+	uint64_t samples; /* every sample, idle included */
 	uint64_t idle;
-	uint64_t lost_counts;	/* samples lost: count map full */
-	uint64_t lost_stacks;	/* stacks lost: stack map full */
-	uint64_t filtered;	/* samples of processes outside the target */
-	uint64_t lost_offcpu;	/* off-CPU intervals lost: map full */
-	uint64_t lost_python;	/* Python stacks not stored (python_stacks full): native frames */
-	bool offcpu_btf;	/* off-CPU from tp_btf (else the raw_tp fallback) */
+	uint64_t lost_counts; /* samples lost: count map full */
+	uint64_t lost_stacks; /* stacks lost: stack map full */
+	uint64_t filtered;    /* samples of processes outside the target */
+	uint64_t lost_offcpu; /* off-CPU intervals lost: map full */
+	uint64_t lost_python; /* Python stacks not stored (python_stacks full): native frames */
+	bool offcpu_btf;      /* off-CPU from tp_btf (else the raw_tp fallback) */
 	int ncpus;
 };
 

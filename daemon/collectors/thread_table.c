@@ -12,7 +12,7 @@
 struct thread_table {
 	struct thread_entry *e;
 	size_t n, cap;
-	uint32_t *index;	/* open addressing by tid: entry index + 1, 0 empty */
+	uint32_t *index; /* open addressing by tid: entry index + 1, 0 empty */
 	size_t nindex;
 	size_t dropped;
 	int sorted;
@@ -136,7 +136,7 @@ int thread_table__snapshot(struct thread_table *t, uint32_t tgid, uint32_t tid, 
 		if (e->nwaits < THREAD_MAX_WAITS)
 			e->nwaits++;
 		else
-			i = e->nwaits - 1;	/* the rarest gives way */
+			i = e->nwaits - 1; /* the rarest gives way */
 		snprintf(e->waits[i].reason, sizeof(e->waits[i].reason), "%s", reason);
 		e->waits[i].snapshots = 0;
 	}
@@ -201,13 +201,17 @@ int thread_table__offer(struct thread_table *t, uint32_t tgid, uint32_t tid, con
 	return 0;
 }
 
-int thread_table__offer_stack(struct thread_table *t, uint32_t tgid, uint32_t tid,
-			      const char *comm, int64_t value, const uint64_t *ustack,
-			      size_t nustack, const uint64_t *kstack, size_t nkstack, int leaf,
+int thread_table__offer_stack(struct thread_table *t, uint32_t tgid, uint32_t tid, const char *comm,
+			      int64_t value, const uint64_t *ustack, size_t nustack,
+			      const uint64_t *kstack, size_t nkstack, int leaf,
 			      const char *leaf_text)
 {
-	struct thread_stack st = { .value = value, .ustack = ustack, .nustack = nustack,
-				   .kstack = kstack, .nkstack = nkstack, .leaf = leaf,
+	struct thread_stack st = { .value = value,
+				   .ustack = ustack,
+				   .nustack = nustack,
+				   .kstack = kstack,
+				   .nkstack = nkstack,
+				   .leaf = leaf,
 				   .leaf_text = leaf_text };
 
 	return thread_table__offer(t, tgid, tid, comm, &st);

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct sampler_py_frame;	/* daemon/collectors/collector.h */
+struct sampler_py_frame; /* daemon/collectors/collector.h */
 
 #define THREAD_TABLE_MAX 16384
 #define THREAD_MAX_WAITS 4
@@ -22,21 +22,21 @@ struct sampler_py_frame;	/* daemon/collectors/collector.h */
 enum thread_state {
 	THREAD_RUNNING = 0,
 	THREAD_RUNNABLE,
-	THREAD_WAITING,		/* asleep; the reason says in what */
+	THREAD_WAITING, /* asleep; the reason says in what */
 	THREAD_STATES,
 };
 
 struct thread_wait {
-	char reason[THREAD_REASON_LEN];	/* "futex", "read", "clock_nanosleep", "disk" */
+	char reason[THREAD_REASON_LEN]; /* "futex", "read", "clock_nanosleep", "disk" */
 	uint32_t snapshots;
 };
 
 struct thread_entry {
 	uint32_t tid, tgid;
 	char comm[16];
-	uint32_t snapshots;			/* snapshots that saw it */
-	uint32_t state[THREAD_STATES];		/* of which in each state */
-	struct thread_wait waits[THREAD_MAX_WAITS];	/* the commonest waits */
+	uint32_t snapshots;			    /* snapshots that saw it */
+	uint32_t state[THREAD_STATES];		    /* of which in each state */
+	struct thread_wait waits[THREAD_MAX_WAITS]; /* the commonest waits */
 	size_t nwaits;
 	/* dominant stack: the one with the most time in the sampler's counts */
 	int64_t best_value;
@@ -44,7 +44,7 @@ struct thread_entry {
 	size_t nustack;
 	uint64_t kstack[THREAD_STACK_MAX];
 	size_t nkstack;
-	int best_leaf;				/* the sample's leaf kind (enum source_leaf) */
+	int best_leaf; /* the sample's leaf kind (enum source_leaf) */
 	char best_leaf_text[THREAD_REASON_LEN + 16];
 	/* the dominant stack's CPython frames, leaf first (owned by the table; NULL: none) */
 	struct sampler_py_frame *pyframes;
@@ -54,15 +54,15 @@ struct thread_entry {
 
 /* A stack offered for a thread (thread_table__offer()); pointers borrowed for the call. */
 struct thread_stack {
-	int64_t value;				/* time it stands for */
+	int64_t value; /* time it stands for */
 	const uint64_t *ustack;
 	size_t nustack;
 	const uint64_t *kstack;
 	size_t nkstack;
-	int leaf;				/* enum source_leaf */
-	const char *leaf_text;			/* may be NULL */
-	const struct sampler_py_frame *pyframes;	/* may be NULL */
-	size_t npyframes;			/* at most PY_MAX_FRAMES are kept */
+	int leaf;				 /* enum source_leaf */
+	const char *leaf_text;			 /* may be NULL */
+	const struct sampler_py_frame *pyframes; /* may be NULL */
+	size_t npyframes;			 /* at most PY_MAX_FRAMES are kept */
 	uint32_t py_flags;
 };
 
@@ -81,9 +81,9 @@ int thread_table__snapshot(struct thread_table *t, uint32_t tgid, uint32_t tid, 
 int thread_table__offer(struct thread_table *t, uint32_t tgid, uint32_t tid, const char *comm,
 			const struct thread_stack *st);
 /* thread_table__offer() of a stack without Python frames. */
-int thread_table__offer_stack(struct thread_table *t, uint32_t tgid, uint32_t tid,
-			      const char *comm, int64_t value, const uint64_t *ustack,
-			      size_t nustack, const uint64_t *kstack, size_t nkstack, int leaf,
+int thread_table__offer_stack(struct thread_table *t, uint32_t tgid, uint32_t tid, const char *comm,
+			      int64_t value, const uint64_t *ustack, size_t nustack,
+			      const uint64_t *kstack, size_t nkstack, int leaf,
 			      const char *leaf_text);
 
 /* Entries sorted by tgid then tid; borrowed until the next change or free. */

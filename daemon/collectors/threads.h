@@ -13,8 +13,8 @@
 #include "bpf/threads.h"
 
 struct threads_opts {
-	bool filter_tgids;	/* only the tgids added with threads__add_tgid() */
-	bool kthreads;		/* include kernel threads */
+	bool filter_tgids; /* only the tgids added with threads__add_tgid() */
+	bool kthreads;	   /* include kernel threads */
 };
 
 /* Called for each thread of a snapshot; return 0 or -errno (stops the snapshot). */

@@ -12,9 +12,9 @@
 #define GO_BI_MAGIC_LEN 14
 #define GO_BI_HDR 32
 #define GO_BI_ALIGN 16
-#define GO_BI_READ 512			/* header + inline version string */
+#define GO_BI_READ 512 /* header + inline version string */
 #define GO_VERSION_MAX 128
-#define GO_NOTE_BUILDID 4		/* the Go linker's note type for its build id */
+#define GO_NOTE_BUILDID 4 /* the Go linker's note type for its build id */
 
 int runtime_go_parse_buildinfo(const void *blob, size_t len, runtime_vread_fn_t vread, void *ctx,
 			       char *ver, size_t size)

@@ -19,9 +19,9 @@
 #include "runtimes/nshttp.h"
 
 #define STAT_MAX (16u << 10)
-#define PROC_NET_MAX (64u << 20)	/* about 400000 sockets in one network namespace */
-#define LISTEN_MAX 512			/* listening sockets of one namespace looked at */
-#define FD_SCAN_MAX (1u << 17)		/* fds of the process looked at */
+#define PROC_NET_MAX (64u << 20) /* about 400000 sockets in one network namespace */
+#define LISTEN_MAX 512		 /* listening sockets of one namespace looked at */
+#define FD_SCAN_MAX (1u << 17)	 /* fds of the process looked at */
 #define WHY_MAX 512
 #define INDEX_PATH "/debug/pprof/"
 
@@ -104,7 +104,7 @@ static int addr_rank(const struct procnet_entry *e)
 	if (!memcmp(e->addr, any6, 16))
 		return 1;
 	if (e->addr[0] == 0xfe && (e->addr[1] & 0xc0) == 0x80)
-		return -1;	/* link-local: needs a scope id */
+		return -1; /* link-local: needs a scope id */
 	return 2;
 }
 
@@ -116,8 +116,8 @@ static int endpoint_of(const struct procnet_entry *e, struct go_endpoint *ep)
 
 	ep->port = e->port;
 	if (rank == 1) {
-		snprintf(ep->host, sizeof(ep->host), "%s", e->v6 && !is_v4_mapped(e->addr) ?
-			 "[::1]" : "127.0.0.1");
+		snprintf(ep->host, sizeof(ep->host), "%s",
+			 e->v6 && !is_v4_mapped(e->addr) ? "[::1]" : "127.0.0.1");
 		return 0;
 	}
 	if (e->v6 && is_v4_mapped(e->addr)) {
@@ -221,7 +221,7 @@ static void why_build(char *buf, size_t size, const uint16_t *ports, const char 
 		for (j = 0; j < i && strcmp(note_of(notes, j), note_of(notes, i)); j++)
 			;
 		if (j < i)
-			continue;	/* listed with an earlier port */
+			continue; /* listed with an earlier port */
 		append(buf, size, &off, "%s", sep);
 		for (j = i, psep = ""; j < shown; j++) {
 			if (strcmp(note_of(notes, j), note_of(notes, i)))
@@ -241,8 +241,8 @@ static void why_build(char *buf, size_t size, const uint16_t *ports, const char 
 	append(buf, size, &off, ") serves " INDEX_PATH);
 }
 
-void go_pprof_why_none(const uint16_t *ports, const char *const *notes, size_t n,
-		       size_t not_probed, char *why, size_t size)
+void go_pprof_why_none(const uint16_t *ports, const char *const *notes, size_t n, size_t not_probed,
+		       char *why, size_t size)
 {
 	char buf[4096];
 	size_t shown, len;
@@ -313,11 +313,11 @@ static void why_pid_dir(char *why, size_t size, int err)
 /* --- the cache -------------------------------------------------------------------------------- */
 
 struct cache_entry {
-	uint64_t used;			/* LRU tick; 0: free */
+	uint64_t used; /* LRU tick; 0: free */
 	int pid;
-	uint64_t start;			/* process start time, clock ticks after boot */
-	int err;			/* 0 or -ENOENT */
-	uint64_t expires_ms;		/* 0: until the process is replaced */
+	uint64_t start;	     /* process start time, clock ticks after boot */
+	int err;	     /* 0 or -ENOENT */
+	uint64_t expires_ms; /* 0: until the process is replaced */
 	struct go_endpoint ep;
 	char why[WHY_MAX];
 };
@@ -347,7 +347,7 @@ static int cache_get(int pid, uint64_t start, struct cache_entry *e)
 		if (!c->used || c->pid != pid)
 			continue;
 		if (c->start != start || (c->expires_ms && now >= c->expires_ms)) {
-			c->used = 0;	/* another process with this pid, or expired */
+			c->used = 0; /* another process with this pid, or expired */
 			continue;
 		}
 		c->used = ++cache_tick;
@@ -368,11 +368,11 @@ static void cache_put(const struct cache_entry *e)
 		struct cache_entry *c = &cache[i];
 
 		if (c->used && c->pid == e->pid) {
-			slot = c;	/* replaces this process's (or a stale) entry */
+			slot = c; /* replaces this process's (or a stale) entry */
 			break;
 		}
 		if (!slot || (slot->used && c->used < slot->used))
-			slot = c;	/* a free slot, else the least recently used */
+			slot = c; /* a free slot, else the least recently used */
 	}
 	*slot = *e;
 	slot->used = ++cache_tick;
@@ -411,7 +411,7 @@ static int read_listening(int pid_fd, struct procnet_entry *l, size_t *n)
 	for (i = 0; i < 2; i++) {
 		err = read_file_bounded(pid_fd, files[i], PROC_NET_MAX, &buf, &len);
 		if (err == -ENOENT && i == 1)
-			continue;	/* a kernel without IPv6 */
+			continue; /* a kernel without IPv6 */
 		if (err)
 			return err == -ENOENT ? -ESRCH : err;
 		k = procnet_listening(buf, len, i == 1, l + got, LISTEN_MAX - got, NULL);
@@ -462,7 +462,7 @@ static int keep_owned(int pid_fd, struct procnet_entry *l, size_t n)
 		scanned++;
 		k = readlinkat(dirfd(d), de->d_name, link, sizeof(link) - 1);
 		if (k < 9)
-			continue;	/* closed meanwhile, or not a socket */
+			continue; /* closed meanwhile, or not a socket */
 		link[k] = '\0';
 		if (strncmp(link, "socket:[", 8) || link[k - 1] != ']')
 			continue;
@@ -585,8 +585,7 @@ out:
 	return err;
 }
 
-int go_pprof_find(const char *proc_root, int pid, struct go_endpoint *ep, char *why,
-		  size_t size)
+int go_pprof_find(const char *proc_root, int pid, struct go_endpoint *ep, char *why, size_t size)
 {
 	struct cache_entry res = { .pid = pid, .why = "out of memory" };
 	size_t len;
@@ -644,8 +643,7 @@ out:
 /* --- fetching --------------------------------------------------------------------------------- */
 
 int go_pprof_get(const char *proc_root, int pid, const struct go_endpoint *ep, const char *path,
-		 int timeout_ms, size_t max_bytes, char **body, size_t *len, char *why,
-		 size_t size)
+		 int timeout_ms, size_t max_bytes, char **body, size_t *len, char *why, size_t size)
 {
 	struct nshttp_req req = {
 		.host = ep ? ep->host : NULL,
@@ -653,7 +651,8 @@ int go_pprof_get(const char *proc_root, int pid, const struct go_endpoint *ep, c
 		.path = path,
 		.timeout_ms = timeout_ms,
 		.connect_ms = timeout_ms < GO_PPROF_CONNECT_TIMEOUT_MS ?
-				      timeout_ms : GO_PPROF_CONNECT_TIMEOUT_MS,
+				      timeout_ms :
+				      GO_PPROF_CONNECT_TIMEOUT_MS,
 		.max_bytes = max_bytes,
 		.max_header_bytes = GO_PPROF_HEADER_MAX_BYTES,
 	};

@@ -27,18 +27,18 @@
 
 #include "runtimes/procnet.h"
 
-#define GO_PPROF_MAX_PROBES 16			/* ports probed per process */
-#define GO_PPROF_PROBE_TIMEOUT_MS 500		/* one probe, connect included */
-#define GO_PPROF_PROBE_MAX_BYTES (64u << 10)	/* the index page is about 3 KiB */
-#define GO_PPROF_HEADER_MAX_BYTES (64u << 10)	/* all response headers of one request */
-#define GO_PPROF_CONNECT_TIMEOUT_MS 1000	/* go_pprof_get(): at most this for connect */
-#define GO_PPROF_CACHE_ENTRIES 64		/* processes remembered (LRU) */
-#define GO_PPROF_MISS_TTL_MS 30000		/* how long "no endpoint" is remembered */
-#define GO_PPROF_COMMON_PORT 6060		/* the port of the net/http/pprof examples */
+#define GO_PPROF_MAX_PROBES 16		      /* ports probed per process */
+#define GO_PPROF_PROBE_TIMEOUT_MS 500	      /* one probe, connect included */
+#define GO_PPROF_PROBE_MAX_BYTES (64u << 10)  /* the index page is about 3 KiB */
+#define GO_PPROF_HEADER_MAX_BYTES (64u << 10) /* all response headers of one request */
+#define GO_PPROF_CONNECT_TIMEOUT_MS 1000      /* go_pprof_get(): at most this for connect */
+#define GO_PPROF_CACHE_ENTRIES 64	      /* processes remembered (LRU) */
+#define GO_PPROF_MISS_TTL_MS 30000	      /* how long "no endpoint" is remembered */
+#define GO_PPROF_COMMON_PORT 6060	      /* the port of the net/http/pprof examples */
 
 struct go_endpoint {
 	uint16_t port;
-	char host[48];	/* as used in the URL: "127.0.0.1", "[::1]", "10.1.2.3" */
+	char host[48]; /* as used in the URL: "127.0.0.1", "[::1]", "10.1.2.3" */
 };
 
 /*
@@ -55,8 +55,7 @@ struct go_endpoint {
  * go_pprof_get() finds its port closed, a -ENOENT for GO_PPROF_MISS_TTL_MS. Other errors are
  * not cached.
  */
-int go_pprof_find(const char *proc_root, int pid, struct go_endpoint *ep, char *why,
-		  size_t size);
+int go_pprof_find(const char *proc_root, int pid, struct go_endpoint *ep, char *why, size_t size);
 
 /*
  * GET @path ("/debug/pprof/heap", "/debug/pprof/goroutine?debug=2") from @ep inside @pid's
@@ -101,8 +100,8 @@ size_t go_pprof_candidates(const struct procnet_entry *e, size_t n, struct go_en
  * /debug/pprof/" for the @n probed @ports and their @notes; @not_probed more ports are
  * mentioned as "and N more not probed". Items that do not fit in @size become "N more".
  */
-void go_pprof_why_none(const uint16_t *ports, const char *const *notes, size_t n,
-		       size_t not_probed, char *why, size_t size);
+void go_pprof_why_none(const uint16_t *ports, const char *const *notes, size_t n, size_t not_probed,
+		       char *why, size_t size);
 
 /* nshttp_status_why(): "HTTP 404: 404 page not found" (kept here for go_pprof's callers). */
 void go_pprof_http_why(long status, const char *body, size_t len, char *why, size_t size);

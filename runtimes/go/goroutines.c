@@ -12,19 +12,19 @@
 struct goroutines_priv {
 	struct go_goroutines pub;
 	char *text;			/* the parsed copy of the input; strings point into it */
-	struct goroutine_frame *frames;	/* every goroutine's frames, one after the other */
+	struct goroutine_frame *frames; /* every goroutine's frames, one after the other */
 	size_t nframes, frames_cap;
 	size_t g_cap, ff_cap;
-	size_t *first_frame;		/* per goroutine: its first frame in frames */
+	size_t *first_frame; /* per goroutine: its first frame in frames */
 };
 
 struct parser {
 	struct goroutines_priv *p;
-	struct go_goroutine *cur;	/* NULL outside a goroutine or in a dropped one */
-	bool in_block;			/* after a header, before the blank line */
-	bool in_ancestor;		/* after "[originating from goroutine N]:" */
-	bool want_created_file;		/* after "created by": its file line follows */
-	char *pending;			/* a function line whose file line has not come yet */
+	struct go_goroutine *cur; /* NULL outside a goroutine or in a dropped one */
+	bool in_block;		  /* after a header, before the blank line */
+	bool in_ancestor;	  /* after "[originating from goroutine N]:" */
+	bool want_created_file;	  /* after "created by": its file line follows */
+	char *pending;		  /* a function line whose file line has not come yet */
 };
 
 #define PREFIX(s, lit) (!strncmp((s), (lit), sizeof(lit) - 1))
@@ -201,12 +201,12 @@ static int add_frame(struct parser *ps, const char *func, const char *file, uint
 			g->frames_dropped++;
 		return 0;
 	}
-	err = array_ensure((void **)&p->frames, &p->frames_cap, sizeof(*p->frames),
-			   p->nframes + 1);
+	err = array_ensure((void **)&p->frames, &p->frames_cap, sizeof(*p->frames), p->nframes + 1);
 	if (err)
 		return err;
-	p->frames[p->nframes++] =
-		(struct goroutine_frame){ .func = func, .file = file, .line = line };
+	p->frames[p->nframes++] = (struct goroutine_frame){ .func = func,
+							    .file = file,
+							    .line = line };
 	g->nframes++;
 	return 0;
 }
@@ -225,7 +225,7 @@ static int flush_pending(struct parser *ps)
 static void end_block(struct parser *ps)
 {
 	if (ps->pending)
-		ps->p->pub.lines_skipped++;	/* a function line without its file line */
+		ps->p->pub.lines_skipped++; /* a function line without its file line */
 	ps->cur = NULL;
 	ps->in_block = false;
 	ps->in_ancestor = false;
@@ -248,7 +248,7 @@ static void parse_created_by(struct parser *ps, char *s)
 		}
 	}
 	if (!ps->cur)
-		return;		/* a goroutine past GO_GOROUTINES_MAX */
+		return; /* a goroutine past GO_GOROUTINES_MAX */
 	if (*s && !has_ctrl(s, strlen(s)))
 		ps->cur->created_by = s;
 	else
@@ -268,7 +268,8 @@ static bool parse_elided(struct parser *ps, const char *s, size_t len)
 		n = count_digits(s + 3);
 		if (n && PREFIX(s + 3 + n, " frames elided...") && !parse_u64(s + 3, n, 9, &v))
 			ps->cur->frames_dropped += v > UINT32_MAX - ps->cur->frames_dropped ?
-					   UINT32_MAX - ps->cur->frames_dropped : (uint32_t)v;
+							   UINT32_MAX - ps->cur->frames_dropped :
+							   (uint32_t)v;
 	}
 	return true;
 }

@@ -26,37 +26,37 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GO_GOROUTINES_MAX 100000	/* goroutines kept; more are counted */
-#define GO_GOROUTINE_FRAMES_MAX 200	/* frames kept per goroutine; more are counted */
-#define GO_GOROUTINES_TEXT_MAX (256u << 20)	/* larger input: -EFBIG */
+#define GO_GOROUTINES_MAX 100000	    /* goroutines kept; more are counted */
+#define GO_GOROUTINE_FRAMES_MAX 200	    /* frames kept per goroutine; more are counted */
+#define GO_GOROUTINES_TEXT_MAX (256u << 20) /* larger input: -EFBIG */
 
 struct goroutine_frame {
-	const char *func;	/* "main.worker", "net/http.(*conn).serve", "main.Map[...]" */
-	const char *file;	/* "/src/x.go"; "" when the dump gave none (a truncated dump) */
-	uint32_t line;		/* 0 when unknown */
+	const char *func; /* "main.worker", "net/http.(*conn).serve", "main.Map[...]" */
+	const char *file; /* "/src/x.go"; "" when the dump gave none (a truncated dump) */
+	uint32_t line;	  /* 0 when unknown */
 };
 
 struct go_goroutine {
 	uint64_t id;
-	const char *state;	/* "chan receive", "running", "select (no cases)", "IO wait" */
-	int32_t wait_minutes;	/* -1 when the dump gives none (waiting less than a minute) */
+	const char *state;    /* "chan receive", "running", "select (no cases)", "IO wait" */
+	int32_t wait_minutes; /* -1 when the dump gives none (waiting less than a minute) */
 	bool locked_to_thread;
-	bool elided;		/* the dump itself left frames out ("...frames elided...") */
+	bool elided; /* the dump itself left frames out ("...frames elided...") */
 	uint32_t nframes;
-	uint32_t frames_dropped;	/* frames past GO_GOROUTINE_FRAMES_MAX, plus those the
+	uint32_t frames_dropped;	      /* frames past GO_GOROUTINE_FRAMES_MAX, plus those the
 					 * dump says it elided when it gives their number */
-	const struct goroutine_frame *frames;	/* leaf first; NULL when nframes is 0 */
-	const char *created_by;	/* "main.main", "net/http.(*Server).Serve"; NULL if none */
+	const struct goroutine_frame *frames; /* leaf first; NULL when nframes is 0 */
+	const char *created_by; /* "main.main", "net/http.(*Server).Serve"; NULL if none */
 	uint64_t created_in;	/* the creating goroutine (Go 1.21+), 0 if not given */
 };
 
 struct go_goroutines {
 	size_t n;
-	struct go_goroutine *g;		/* in dump order */
-	size_t goroutines_dropped;	/* past GO_GOROUTINES_MAX */
-	size_t frames_dropped;		/* sum of the goroutines' frames_dropped */
-	size_t lines_skipped;		/* lines that are not part of the format */
-	bool truncated;			/* the text ends inside a line or a frame */
+	struct go_goroutine *g;	   /* in dump order */
+	size_t goroutines_dropped; /* past GO_GOROUTINES_MAX */
+	size_t frames_dropped;	   /* sum of the goroutines' frames_dropped */
+	size_t lines_skipped;	   /* lines that are not part of the format */
+	bool truncated;		   /* the text ends inside a line or a frame */
 };
 
 /*

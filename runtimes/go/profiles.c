@@ -25,7 +25,8 @@ int go_profiles_decode(const void *body, size_t len, const char *t0, const char 
 const char *go_profiles_decode_why(int err)
 {
 	return err == -ENOENT ? "those sample types are missing" :
-	       err == -EFBIG  ? "too large" : "malformed";
+	       err == -EFBIG  ? "too large" :
+				"malformed";
 }
 
 long go_profiles_mutex_period(const char *text)
@@ -51,10 +52,11 @@ bool go_profiles_not_sync_mutex(const struct profile *p, const struct prof_sampl
 	for (i = 0; i < s->nframes && i < 8; i++) {
 		const struct prof_frame_info *f = profile__frame_info(p, s->frames[i]);
 
-		if (f && f->function && (!strcmp(f->function, "sync.(*Mutex).Lock") ||
-					 !strcmp(f->function, "sync.(*Mutex).lockSlow") ||
-					 !strcmp(f->function, "sync.(*RWMutex).Lock") ||
-					 !strcmp(f->function, "sync.(*RWMutex).RLock")))
+		if (f && f->function &&
+		    (!strcmp(f->function, "sync.(*Mutex).Lock") ||
+		     !strcmp(f->function, "sync.(*Mutex).lockSlow") ||
+		     !strcmp(f->function, "sync.(*RWMutex).Lock") ||
+		     !strcmp(f->function, "sync.(*RWMutex).RLock")))
 			return false;
 	}
 	return true;
@@ -65,10 +67,12 @@ int go_profiles_add_delta(struct profile *dst, const struct profile *end,
 			  const char *leaf_text,
 			  bool (*keep)(const struct profile *, const struct prof_sample *))
 {
-	struct prof_frame_info leaf = { .function = leaf_text, .mapping = REPORT_WAIT_MAPPING,
+	struct prof_frame_info leaf = { .function = leaf_text,
+					.mapping = REPORT_WAIT_MAPPING,
 					.lang = PROF_LANG_KERNEL };
-	struct profile_merge_opts mo = { .labels = l, .positive_only = true,
-					 .leaf = leaf_text ? &leaf : NULL, .keep = keep };
+	struct profile_merge_opts mo = {
+		.labels = l, .positive_only = true, .leaf = leaf_text ? &leaf : NULL, .keep = keep
+	};
 	struct profile *d = NULL;
 	int ret;
 
@@ -127,7 +131,8 @@ static int add_goroutine(struct profile *dst, const struct go_goroutine *gr,
 {
 	const char *state = gr->state && *gr->state ? gr->state : "unknown", *mine = NULL;
 	char leaf_text[96];
-	struct prof_frame_info leaf = { .function = leaf_text, .mapping = REPORT_WAIT_MAPPING,
+	struct prof_frame_info leaf = { .function = leaf_text,
+					.mapping = REPORT_WAIT_MAPPING,
 					.lang = PROF_LANG_KERNEL };
 	uint32_t frames[PROF_MAX_FRAMES], j;
 	/* one goroutine in the first value; a profile of more values gets 0 in the others */
@@ -144,7 +149,8 @@ static int add_goroutine(struct profile *dst, const struct go_goroutine *gr,
 		struct prof_frame_info fi = { .function = gr->frames[j].func,
 					      .file = gr->frames[j].file,
 					      .line = gr->frames[j].line,
-					      .mapping = exe, .lang = PROF_LANG_GO };
+					      .mapping = exe,
+					      .lang = PROF_LANG_GO };
 
 		if (!mine && fi.function && !report_is_go_std(fi.function))
 			mine = fi.function;
@@ -170,7 +176,7 @@ int go_profiles_add_goroutines(struct profile *dst, const struct go_goroutines *
 	int ret = 0;
 
 	for (i = 0; i < gs->n && !ret; i++)
-		if (!writes_the_dump(&gs->g[i]))	/* answering us: not the program's */
+		if (!writes_the_dump(&gs->g[i])) /* answering us: not the program's */
 			ret = add_goroutine(dst, &gs->g[i], l, comm, exe, groups);
 	return ret;
 }

@@ -66,16 +66,16 @@ int go_profiles_add_delta(struct profile *dst, const struct profile *end,
 struct go_goroutine_group {
 	uint32_t pid;
 	char process[16];
-	char state[48];		/* "chan receive", "running", "select" */
-	char function[160];	/* the leaf-most function of the program, else the leaf */
+	char state[48];	    /* "chan receive", "running", "select" */
+	char function[160]; /* the leaf-most function of the program, else the leaf */
 	uint32_t count;
 };
 
 /* The groups of the goroutines of every process added; all-zero is empty. */
 struct go_groups {
-	struct go_goroutine_group *g;	/* GO_PROFILES_MAX_GROUPS once the first is added */
+	struct go_goroutine_group *g; /* GO_PROFILES_MAX_GROUPS once the first is added */
 	size_t n;
-	uint64_t total;			/* goroutines added, grouped or not */
+	uint64_t total; /* goroutines added, grouped or not */
 };
 
 /*

@@ -18,29 +18,29 @@
 	.str_length = 16, .str_state = 32, .bytes_size = 16, .bytes_data = 32, .ob_type = 8
 
 /* 3.6-3.10: the PyFrameObject chain from tstate->frame; f_lasti is an int. */
-#define PY_OBJECT_FRAMES(instr)                                                             \
-	.layout = PY_FRAMES_OBJECT, .tstate_frame = 24, .cframe_current_frame = N,          \
-	.frame_back = 24, .frame_code = 32, .frame_instr = (instr), .frame_instr_size = 4,  \
-	.frame_is_entry = N, .frame_owner = N, .owner_cstack = N, .tstate_native_tid = N,   \
-	.code_qualname = N, .code_adaptive = N, .ascii_size = 48, .compact_size = 72,       \
+#define PY_OBJECT_FRAMES(instr)                                                            \
+	.layout = PY_FRAMES_OBJECT, .tstate_frame = 24, .cframe_current_frame = N,         \
+	.frame_back = 24, .frame_code = 32, .frame_instr = (instr), .frame_instr_size = 4, \
+	.frame_is_entry = N, .frame_owner = N, .owner_cstack = N, .tstate_native_tid = N,  \
+	.code_qualname = N, .code_adaptive = N, .ascii_size = 48, .compact_size = 72,      \
 	.interp_tstate_head = 8, .tstate_next = 8
 
 /* Code objects before 3.11: co_filename, co_name, co_firstlineno, the line table, its format
  * and the bytes per f_lasti step. */
-#define PY_OLD_CODE(filename, name, firstlineno, linetable, format, unit)                 \
+#define PY_OLD_CODE(filename, name, firstlineno, linetable, format, unit)                    \
 	.code_filename = (filename), .code_name = (name), .code_firstlineno = (firstlineno), \
 	.code_linetable = (linetable), .line_format = (format), .lasti_unit = (unit)
 
 /* 3.11+: _PyInterpreterFrame chains; the thread list, the frame fields, the code object. */
-#define PY_THREADS(tstate_head, native_tid, frame, cframe_frame)                            \
+#define PY_THREADS(tstate_head, native_tid, frame, cframe_frame)                                  \
 	.interp_tstate_head = (tstate_head), .tstate_next = 8, .tstate_native_tid = (native_tid), \
 	.tstate_frame = (frame), .cframe_current_frame = (cframe_frame)
-#define PY_INTERP_FRAMES(back, code, is_entry, owner, cstack)                               \
-	.layout = PY_FRAMES_INTERP, .frame_back = (back), .frame_code = (code),             \
-	.frame_instr = 56, .frame_instr_size = 8, .frame_is_entry = (is_entry),             \
-	.frame_owner = (owner), .owner_cstack = (cstack), .lasti_unit = 2
-#define PY_NEW_CODE(firstlineno, adaptive, ascii, compact)                                  \
-	.code_filename = 112, .code_name = 120, .code_qualname = 128,                       \
+#define PY_INTERP_FRAMES(back, code, is_entry, owner, cstack)                                      \
+	.layout = PY_FRAMES_INTERP, .frame_back = (back), .frame_code = (code), .frame_instr = 56, \
+	.frame_instr_size = 8, .frame_is_entry = (is_entry), .frame_owner = (owner),               \
+	.owner_cstack = (cstack), .lasti_unit = 2
+#define PY_NEW_CODE(firstlineno, adaptive, ascii, compact)                                     \
+	.code_filename = 112, .code_name = 120, .code_qualname = 128,                          \
 	.code_firstlineno = (firstlineno), .code_linetable = 136, .code_adaptive = (adaptive), \
 	.line_format = PY_LINES_311, .ascii_size = (ascii), .compact_size = (compact)
 
