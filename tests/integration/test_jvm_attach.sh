@@ -35,7 +35,7 @@ id -u "$JUSER" >/dev/null 2>&1 || useradd -r -M -d / -s /usr/sbin/nologin "$JUSE
 JUID=$(id -u "$JUSER")
 JGID=$(id -g "$JUSER")
 
-# --- the Java program, compiled into $OUTPUT (outside /tmp, which the JVM does not see) ------
+# --- the Java program, compiled into $OUTPUT (bound into the JVM's namespace at /mnt) -------
 SRC=$LIB_DIR/../workloads/java/AttachTarget.java
 CLASSES=$OUTPUT/java
 if [ ! -f "$CLASSES/AttachTarget.class" ] || [ "$SRC" -nt "$CLASSES/AttachTarget.class" ]; then
@@ -72,9 +72,12 @@ jvm_start()
 	unshare --pid --mount --net --fork --propagation private sh -c '
 		u=$1 g=$2 jdk=$3 cp=$4
 		shift 4
-		mount -t proc proc /proc && mount -t tmpfs -o mode=1777,size=16m tmpfs /tmp &&
+		# the classes may live under /tmp (a clone in mktemp -d): bound to /mnt of this
+		# namespace before its own /tmp hides them
+		mount -t proc proc /proc && mount --bind "$cp" /mnt &&
+		mount -t tmpfs -o mode=1777,size=16m tmpfs /tmp &&
 		cd / && setpriv --reuid="$u" --regid="$g" --clear-groups -- "$jdk/bin/java" \
-			-Xmx64m -XX:+UseSerialGC -cp "$cp" "$@" AttachTarget 120 &
+			-Xmx64m -XX:+UseSerialGC -cp /mnt "$@" AttachTarget 120 &
 		wait' jvm_start "$JUID" "$JGID" "$jdk" "$CLASSES" "$@" </dev/null >"$log" 2>&1 &
 	upid=$!
 	echo "$upid" >>"$LIB_STATE/pids"
