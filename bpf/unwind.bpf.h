@@ -66,6 +66,15 @@ struct {
 	__uint(max_entries, UW_STAT_MAX);
 } uw_stats SEC(".maps");
 
+/* The HotSpot JVMs among the processes (bpf/hotspot.bpf.h). */
+#define UW_JVM_ENTRIES 256
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32); /* tgid */
+	__type(value, struct uw_jvm);
+	__uint(max_entries, UW_JVM_ENTRIES);
+} uw_jvms SEC(".maps");
+
 /* struct pt_regs of x86-64, in the order of the uapi one and of bpf_perf_event_data.regs. */
 struct uw_regs {
 	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
@@ -81,7 +90,9 @@ struct uw_state {
 	__u32 fp_cause; /* first UW_STAT_NO_* that forced a frame-pointer step */
 	__u32 adjust;	/* 1: ip is a return address (look up ip - 1) */
 	__u32 fp_used;
-	__u64 sig[7]; /* sigcontext rbp .. rip */
+	__u64 sig[7];	  /* sigcontext rbp .. rip */
+	__u64 jwords[16]; /* around an interpreted frame's rbp (UW_JVM_INTERP_WORDS) */
+	__u8 blob[UW_JVM_BLOB_READ + 8]; /* the head of a code blob */
 	struct uw_regs regs;
 	struct uw_stack stack;
 };
@@ -96,6 +107,7 @@ struct {
 struct uw_loop {
 	struct uw_state *s;
 	struct uw_proc *proc;
+	struct uw_jvm *jvm; /* NULL: not a HotSpot JVM */
 };
 
 static __always_inline void uw_stat_add(__u32 idx, __u64 n)
@@ -204,6 +216,8 @@ static __always_inline struct uw_row *uw_find_row(struct uw_mapping *m, __u64 re
 	return r;
 }
 
+#include "hotspot.bpf.h"
+
 /* One frame with the process's tables: records s->ip, finds its caller. 1 stops the loop. */
 static long uw_step(__u32 i, void *arg)
 {
@@ -214,12 +228,18 @@ static long uw_step(__u32 i, void *arg)
 	__u64 pc, rel, cfa = 0, ra = 0, bp;
 	__u32 cfa_type = 0;
 	__s32 cfa_offset = 0;
+	long java;
 	int step;
 
-	if (uw_push(s))
-		return 1;
 	pc = s->ip - s->adjust;
 	m = uw_find_mapping(l->proc, pc);
+	if (!m && l->jvm) {
+		java = uw_jvm_step(l, s, pc);
+		if (java >= 0)
+			return java;
+	}
+	if (uw_push(s))
+		return 1;
 	if (!m)
 		return uw_fp_step(s, UW_STAT_NO_MAPPING);
 	if (!m->nrows)
@@ -333,6 +353,7 @@ static __always_inline __s32 uw_walk(struct uw_state *s, __u64 ip, __u64 sp, __u
 	s->fp_used = 0;
 	s->tgid = bpf_get_current_pid_tgid() >> 32;
 	l.proc = bpf_map_lookup_elem(&uw_procs, &s->tgid);
+	l.jvm = l.proc ? bpf_map_lookup_elem(&uw_jvms, &s->tgid) : NULL;
 	if (l.proc)
 		bpf_loop(UW_MAX_DEPTH, uw_step, &l, 0);
 	else

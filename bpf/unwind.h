@@ -91,7 +91,62 @@ struct uw_stack {
 #define UW_STAT_BAD_FRAME 9   /* the stack did not grow, or a frame pointer below rsp */
 #define UW_STAT_FRAMES 10     /* frames in all walks */
 #define UW_STAT_DROPS 11      /* stacks not stored: uw_stacks full or an id collision */
-#define UW_STAT_MAX 12
+#define UW_STAT_JAVA 12	      /* HotSpot frames walked (compiled, interpreted, stubs) */
+#define UW_STAT_JAVA_LOST \
+	13 /* walks that ended at a pc in a code heap: a free segment, no blob start within
+	    * UW_JVM_SEGMAP_HOPS, an implausible frame */
+#define UW_STAT_MAX 14
+
+/*
+ * HotSpot JVMs (uw_jvms: tgid -> struct uw_jvm; runtimes/jvm/jvm_unwind.c fills it from the
+ * JVM's VMStructs, docs/jvm.md). A pc inside one of the JVM's code heaps is walked by HotSpot's
+ * own frame layout instead of CFI: its code blob is found through the heap's segment map, a
+ * compiled frame (nmethod, stub) is left by its blob's frame size, an interpreted one by rbp.
+ */
+#define UW_JVM_MAX_HEAPS 4
+#define UW_JVM_SEGMAP_HOPS 24 /* segment map steps to a blob's start (OTel saw at most 9) */
+#define UW_JVM_BLOB_READ 512  /* bytes of a code blob read at once: every field used is inside */
+/* An interpreted frame's rbp may be at most this far above rsp (its expression stack). */
+#define UW_JVM_INTERP_FRAME_MAX 65536
+
+struct uw_jvm_heap {
+	__u64 low, high; /* [low, high): the heap's reserved range */
+	__u64 segmap;	 /* its segment map: one byte per segment */
+	__u32 log2_segment;
+	__u32 pad;
+};
+
+struct uw_jvm {
+	__u32 nheaps;
+	__u16 heapblock;	   /* sizeof(HeapBlock): a blob starts after its segment's header */
+	__u16 blob_name;	   /* CodeBlob::_name (const char *) */
+	__u16 blob_frame_size;	   /* CodeBlob::_frame_size (int, words) */
+	__u16 blob_frame_complete; /* CodeBlob::_frame_complete_offset (int, from code start) */
+	__u16 blob_code;	   /* CodeBlob::_code_begin (pointer) or _code_offset (int) */
+	__u16 blob_code_is_offset;
+	__u16 nm_compile_id;	/* nmethod::_compile_id (int) */
+	__u16 interp_method;	/* interpreted frame: bytes below rbp of the Method* slot */
+	__u16 interp_bcp;	/* ... of the bytecode pointer slot */
+	__u16 interp_sender_sp; /* ... of the caller's (unextended) sp */
+	struct uw_jvm_heap heaps[UW_JVM_MAX_HEAPS];
+};
+
+/*
+ * A Java frame takes two entries of uw_stack.ips: UW_JAVA_TAG | kind << UW_JAVA_KIND_SHIFT |
+ * address, then a cookie that lets user space check the address still means what it meant:
+ *  - UW_JAVA_COMPILED: the nmethod; cookie compile_id << 32 | (pc - nmethod) (pc: the exact
+ *    return address, or the sampled pc of the leaf, which also sets UW_JAVA_LEAF)
+ *  - UW_JAVA_INTERPRETED: the Method*; cookie the frame's bytecode pointer
+ *  - UW_JAVA_STUB: a code blob that is no nmethod (stubs, adapters); cookie pc - blob
+ * User addresses are below 2^47, so bit 63 never marks a native frame.
+ */
+#define UW_JAVA_TAG (1ull << 63)
+#define UW_JAVA_KIND_SHIFT 56
+#define UW_JAVA_ADDR_MASK ((1ull << 56) - 1)
+#define UW_JAVA_COMPILED 1ull
+#define UW_JAVA_INTERPRETED 2ull
+#define UW_JAVA_STUB 3ull
+#define UW_JAVA_LEAF (1u << 31) /* in a cookie's pc offset: the sampled pc, not a return address */
 
 /* Where a row puts the CFA and the caller's registers (shared by the BPF unwinder and the
  * user-space reference unwinder of symbols/unwinder.c; pure, no memory access). */

@@ -5,6 +5,12 @@
 #define PYTHON_HOW "its frames walked by eBPF; qualname, file and line from its code objects"
 #define PYTHON_TEST "tests/integration/test_python_cpu.sh"
 
+/* Java (HotSpot): one row per JDK the test profiles. */
+#define JAVA_HOW                                                                      \
+	"JIT, inlined and interpreted frames walked by eBPF through its code heaps; " \
+	"Class.method, file and line from its own VMStructs, no JVM flag"
+#define JAVA_TEST "tests/integration/test_jvm_frames.sh"
+
 static const struct language_row rows[] = {
 	{ "Native (C)", "gcc 12 -O2, without frame pointers",
 	  "ELF symbols of the binary, read inside its container",
@@ -22,6 +28,8 @@ static const struct language_row rows[] = {
 	{ "CPython", "3.11 (pyenv, libpython)", PYTHON_HOW, PYTHON_TEST },
 	{ "CPython", "3.12 (pyenv, libpython)", PYTHON_HOW, PYTHON_TEST },
 	{ "CPython", "3.13 (pyenv, libpython)", PYTHON_HOW, PYTHON_TEST },
+	{ "Java (HotSpot)", "17 (Debian 12's OpenJDK 17.0.15)", JAVA_HOW, JAVA_TEST },
+	{ "Java (HotSpot)", "25 (Temurin 25.0.3)", JAVA_HOW, JAVA_TEST },
 };
 
 const struct language_row *languages_table(size_t *n)

@@ -18,6 +18,7 @@
 #include "daemon/capture/frames.h"
 #include "daemon/capture/go_source.h"
 #include "daemon/capture/preflight.h"
+#include "daemon/capture/jvmframes.h"
 #include "daemon/capture/pyframes.h"
 #include "daemon/capture/summary.h"
 #include "profile/collapsed.h"
@@ -36,8 +37,9 @@ struct capture {
 	struct owner_resolver *owners;
 	struct frames *frames;
 	struct source *src;
-	struct pyframes *py;  /* the CPythons walked; NULL for memory-held/-alloc */
-	struct go_source *go; /* Go programs' own profiles; NULL when none are read */
+	struct pyframes *py;   /* the CPythons walked; NULL for memory-held/-alloc */
+	struct jvmframes *jvm; /* the HotSpot JVMs walked; NULL for memory-held/-alloc */
+	struct go_source *go;  /* Go programs' own profiles; NULL when none are read */
 	struct capture_target_info info;
 	char go_owner[OWNER_NAME_MAX + 32];
 	struct profile *prof;
@@ -134,6 +136,8 @@ static int track(struct capture *c, uint32_t pid)
 	/* a CPython that joined the target while sampling runs: its frames from now on */
 	if (c->py && pyframes__add(c->py, pid) > 0)
 		source__add_python(c->src, pid, pyframes__bpf_of(c->py, pid));
+	if (c->jvm && jvmframes__add(c->jvm, pid) > 0)
+		source__add_jvm(c->src, pid, jvmframes__bpf_of(c->jvm, pid));
 	return source__add_tgid(c->src, pid);
 }
 
@@ -432,6 +436,10 @@ static int capture_setup(struct capture *c, char *err, size_t size)
 		if (ret)
 			return fail(err, size, ret, "");
 		fo.py = c->py;
+		ret = jvmframes__new(o->proc_root, &c->jvm);
+		if (ret)
+			return fail(err, size, ret, "");
+		fo.jvm = c->jvm;
 	}
 	ret = frames__new(&fo, &c->frames);
 	if (ret)
@@ -460,6 +468,33 @@ static void find_python(struct capture *c, struct source_opts *so)
 	so->npy = pyframes__bpf(c->py, &so->py_tgids, &so->py_procs);
 }
 
+/* The HotSpot JVMs of the target (the whole server: every one), read before the sampler
+ * attaches; registered with it by add_jvms() once it is loaded. */
+static void find_jvms(struct capture *c)
+{
+	size_t i;
+
+	if (!c->jvm)
+		return;
+	if (c->opts->target.kind == TARGET_SERVER)
+		jvmframes__add_all(c->jvm);
+	for (i = 0; i < c->ntracked; i++)
+		jvmframes__add(c->jvm, c->tracked[i].pid);
+}
+
+static void add_jvms(struct capture *c)
+{
+	const struct uw_jvm *uw;
+	uint32_t tgid;
+	size_t i;
+
+	for (i = 0; c->jvm && i < jvmframes__count(c->jvm); i++) {
+		uw = jvmframes__bpf_at(c->jvm, i, &tgid);
+		if (uw)
+			source__add_jvm(c->src, tgid, uw);
+	}
+}
+
 /* Step 2: loads the eBPF programs the question needs (none when the runtime answers). */
 static int start_source(struct capture *c, char *err, size_t size)
 {
@@ -480,9 +515,11 @@ static int start_source(struct capture *c, char *err, size_t size)
 	if (o->question == Q_MEMORY_HELD || o->question == Q_MEMORY_ALLOC || c->info.goroutines)
 		return 0;
 	find_python(c, &so);
+	find_jvms(c);
 	ret = source__new(&so, &c->src);
 	if (ret)
 		return fail(err, size, ret, "cannot start the eBPF programs");
+	add_jvms(c);
 	if (c->py)
 		pyframes__set_failed(c->py, source__python_err(c->src));
 	for (i = 0, ret = 0; i < c->ntracked && !ret; i++)
@@ -584,6 +621,8 @@ static int conclude(struct capture *c, char *err, size_t size)
 	refused_note(c);
 	if (c->py)
 		pyframes__notes(c->py, r);
+	if (c->jvm)
+		jvmframes__notes(c->jvm, r);
 	r->pids = malloc((c->ntracked ? c->ntracked : 1) * sizeof(*r->pids));
 	if (!r->pids)
 		return fail(err, size, -ENOMEM, "");
@@ -600,6 +639,7 @@ static void capture_free(struct capture *c)
 	profile__free(c->prof);
 	frames__free(c->frames);
 	pyframes__free(c->py);
+	jvmframes__free(c->jvm);
 	symbolizer__free(c->sym);
 	owner_resolver__free(c->owners);
 	capture_result__free(c->res);

@@ -11,8 +11,10 @@
 #include "base/text.h"
 #include "bpf/python.h"
 #include "bpf/sampler.h"
+#include "bpf/unwind.h"
 #include "cgroups/resolver.h"
 #include "daemon/capture/capture.h"
+#include "daemon/capture/jvmframes.h"
 #include "daemon/capture/pyframes.h"
 #include "daemon/collectors/thread_table.h"
 #include "profile/profile.h"
@@ -296,8 +298,50 @@ static int python_frames(struct frames *f, const struct source_sample *s, uint32
 	return 1;
 }
 
+/* The Java frame at @s->ustack[@i] (two entries), named and expanded into its inlined methods,
+ * appended to @frames at *@n (room for @room). Returns 0 or -ENOMEM. */
+static int java_frames(struct frames *f, const struct source_sample *s, size_t i, uint32_t *frames,
+		       size_t *n, size_t room)
+{
+	struct prof_frame_info fi[JVMFRAMES_MAX_EXPAND];
+	int k, nf, ret;
+
+	nf = jvmframes__frame(f->o.jvm, s->tgid, s->ustack[i], s->ustack[i + 1], fi,
+			      JVMFRAMES_MAX_EXPAND);
+	for (k = 0; k < nf && *n < room; k++) {
+		ret = push_frame(f, &fi[k], frames, n);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The user frames of @s (native, and Java where the unwinder walked a JVM's code heaps),
+ * appended to @frames at *@n (room for @room). Returns 0 or -ENOMEM. */
+static int user_frames(struct frames *f, const struct source_sample *s, uint32_t *frames, size_t *n,
+		       size_t room)
+{
+	size_t i;
+	int id;
+
+	for (i = 0; i < s->nustack && *n < room; i++) {
+		if ((s->ustack[i] & UW_JAVA_TAG) && i + 1 < s->nustack && f->o.jvm) {
+			id = java_frames(f, s, i, frames, n, room);
+			if (id < 0)
+				return id;
+			i++; /* its cookie */
+			continue;
+		}
+		id = user_frame(f, s->tgid, (i || s->nkstack) ? s->ustack[i] - 1 : s->ustack[i]);
+		if (id < 0)
+			return id;
+		frames[(*n)++] = (uint32_t)id;
+	}
+	return 0;
+}
+
 /* The language of the program that took sample @s (@frames, @n; @merged: it has Python
- * frames): Python, else Go when any of its frames is Go's, else native. */
+ * frames): Python, else Go or Java after the first of its frames in either, else native. */
 static enum prof_lang sample_lang(const struct frames *f, const uint32_t *frames, size_t n,
 				  bool merged)
 {
@@ -308,8 +352,8 @@ static enum prof_lang sample_lang(const struct frames *f, const uint32_t *frames
 		return PROF_LANG_PYTHON;
 	for (i = 0; i < n; i++) {
 		fi = profile__frame_info(f->prof, frames[i]);
-		if (fi && fi->lang == PROF_LANG_GO)
-			return PROF_LANG_GO;
+		if (fi && (fi->lang == PROF_LANG_GO || fi->lang == PROF_LANG_JAVA))
+			return fi->lang;
 	}
 	return PROF_LANG_NATIVE;
 }
@@ -347,11 +391,10 @@ static int sample_stack(struct frames *f, const struct source_sample *s, uint32_
 	if (merged < 0)
 		return merged;
 	*py = merged;
-	for (i = 0; !merged && i < s->nustack && n < 2 * SAMPLER_MAX_STACK_DEPTH; i++) {
-		id = user_frame(f, s->tgid, (i || s->nkstack) ? s->ustack[i] - 1 : s->ustack[i]);
+	if (!merged) {
+		id = user_frames(f, s, frames, &n, 2 * SAMPLER_MAX_STACK_DEPTH);
 		if (id < 0)
 			return id;
-		frames[n++] = (uint32_t)id;
 	}
 	return (int)n;
 }

@@ -20,6 +20,7 @@ struct owner_resolver;
 struct profile;
 struct capture_thread;
 struct pyframes;
+struct jvmframes;
 
 /* Processes whose maps could not be read are remembered up to this many. */
 #define FRAMES_MAX_UNREADABLE 4
@@ -30,6 +31,7 @@ struct frames_opts {
 	struct symbolizer *sym;	       /* borrowed; required */
 	struct owner_resolver *owners; /* borrowed; required */
 	struct pyframes *py;	       /* borrowed; NULL: CPython frames are not merged */
+	struct jvmframes *jvm;	       /* borrowed; NULL: Java frames are not named */
 };
 
 struct frames_unreadable {

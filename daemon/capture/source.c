@@ -223,6 +223,17 @@ int source__add_tgid(struct source *s, uint32_t tgid)
 	return memgrow__add_tgid(s->memgrow, tgid);
 }
 
+int source__add_jvm(struct source *s, uint32_t tgid, const struct uw_jvm *jvm)
+{
+	if (s->sampler)
+		return sampler__add_jvm(s->sampler, tgid, jvm);
+	if (s->locks)
+		return locks__add_jvm(s->locks, tgid, jvm);
+	if (s->memgrow)
+		return memgrow__add_jvm(s->memgrow, tgid, jvm);
+	return -EOPNOTSUPP;
+}
+
 int source__add_python(struct source *s, uint32_t tgid, const struct py_proc *proc)
 {
 	if (s->python_err)

@@ -115,6 +115,11 @@ int source__add_tgid(struct source *s, uint32_t tgid);
  * -EOPNOTSUPP (the CPython walk did not start) or the collector's -errno
  * (collector__add_python()). */
 int source__add_python(struct source *s, uint32_t tgid, const struct py_proc *proc);
+
+struct uw_jvm;
+/* Walks @tgid's Java frames from now on, in the collector that runs (collector__add_jvm()).
+ * Returns 0 or -errno. */
+int source__add_jvm(struct source *s, uint32_t tgid, const struct uw_jvm *jvm);
 /* 0, or why the sampler walks no CPython frames although some were asked for (-errno). */
 int source__python_err(const struct source *s);
 /* Delivers first sightings for up to @timeout_ms, then registers the CPythons among them

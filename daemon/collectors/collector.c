@@ -388,6 +388,17 @@ static int fsbase_offset(__u64 *out)
 	return 0;
 }
 
+int collector__add_jvm(struct collector *c, uint32_t tgid, const struct uw_jvm *jvm)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(c->obj, "uw_jvms");
+	int err;
+
+	if (!map)
+		return -ENOTSUP;
+	err = bpf_map__update_elem(map, &tgid, sizeof(tgid), jvm, sizeof(*jvm), BPF_ANY);
+	return err == -ENOSPC ? -E2BIG : err;
+}
+
 int collector__add_python(struct collector *c, uint32_t tgid, const struct py_proc *proc)
 {
 	__u64 off;

@@ -149,6 +149,14 @@ size_t collector__python_clear(struct collector *c);
  * the walk. */
 uint64_t collector__python_lost(struct collector *c);
 
+struct uw_jvm;
+
+/*
+ * Walks @tgid's Java frames from its next event on, as @jvm says (runtimes/jvm/jvm_unwind.h):
+ * its entry in the object's uw_jvms map. Returns 0, -E2BIG (uw_jvms is full) or -errno.
+ */
+int collector__add_jvm(struct collector *c, uint32_t tgid, const struct uw_jvm *jvm);
+
 /* The user-stack unwinder on the object's uw_* maps (symbols/unwinder.h); borrowed, valid until
  * collector__free(). */
 struct unwinder *collector__unwinder(struct collector *c);

@@ -133,6 +133,11 @@ int locks__add_tgid(struct locks *l, uint32_t tgid)
 	return collector__add_tgid(l->col, tgid);
 }
 
+int locks__add_jvm(struct locks *l, uint32_t tgid, const struct uw_jvm *jvm)
+{
+	return collector__add_jvm(l->col, tgid, jvm);
+}
+
 int locks__add_python(struct locks *l, uint32_t tgid, const struct py_proc *proc)
 {
 	return collector__add_python(l->col, tgid, proc);

@@ -97,6 +97,10 @@ int locks__add_tgid(struct locks *l, uint32_t tgid);
  * -E2BIG (python_procs is full) or -errno. */
 int locks__add_python(struct locks *l, uint32_t tgid, const struct py_proc *proc);
 
+struct uw_jvm;
+/* Walks @tgid's Java frames from now on (collector__add_jvm()). Returns 0 or -errno. */
+int locks__add_jvm(struct locks *l, uint32_t tgid, const struct uw_jvm *jvm);
+
 /* Stops counting (detaches the tracepoints) and delivers pending first sightings. Idempotent. */
 int locks__stop(struct locks *l);
 

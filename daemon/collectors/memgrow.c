@@ -256,6 +256,11 @@ int memgrow__add_tgid(struct memgrow *m, uint32_t tgid)
 	return 0;
 }
 
+int memgrow__add_jvm(struct memgrow *m, uint32_t tgid, const struct uw_jvm *jvm)
+{
+	return collector__add_jvm(m->col, tgid, jvm);
+}
+
 int memgrow__add_python(struct memgrow *m, uint32_t tgid, const struct py_proc *proc)
 {
 	return collector__add_python(m->col, tgid, proc);

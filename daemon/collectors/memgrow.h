@@ -112,6 +112,10 @@ int memgrow__add_tgid(struct memgrow *m, uint32_t tgid);
  * -E2BIG (python_procs is full) or -errno. */
 int memgrow__add_python(struct memgrow *m, uint32_t tgid, const struct py_proc *proc);
 
+struct uw_jvm;
+/* Walks @tgid's Java frames from now on (collector__add_jvm()). Returns 0 or -errno. */
+int memgrow__add_jvm(struct memgrow *m, uint32_t tgid, const struct uw_jvm *jvm);
+
 /* Stops counting (detaches) and delivers pending first sightings. Idempotent. */
 int memgrow__stop(struct memgrow *m);
 

@@ -345,6 +345,11 @@ int sampler__add_tgid(struct sampler *s, uint32_t tgid)
 	return collector__add_tgid(s->col, tgid);
 }
 
+int sampler__add_jvm(struct sampler *s, uint32_t tgid, const struct uw_jvm *jvm)
+{
+	return collector__add_jvm(s->col, tgid, jvm);
+}
+
 int sampler__add_python(struct sampler *s, uint32_t tgid, const struct py_proc *proc)
 {
 	/* the walk needs bpf_loop, as the DWARF unwinder does */

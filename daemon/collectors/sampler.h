@@ -100,6 +100,10 @@ int sampler__add_tgid(struct sampler *s, uint32_t tgid);
  */
 int sampler__add_python(struct sampler *s, uint32_t tgid, const struct py_proc *proc);
 
+struct uw_jvm;
+/* Walks @tgid's Java frames from now on (collector__add_jvm()). Returns 0 or -errno. */
+int sampler__add_jvm(struct sampler *s, uint32_t tgid, const struct uw_jvm *jvm);
+
 /* Stops sampling (detaches the perf events) and delivers pending first sightings. Idempotent. */
 int sampler__stop(struct sampler *s);
 

@@ -645,6 +645,7 @@ enum hs_kind { HS_FIELD, HS_STATIC, HS_SIZE };
 static const struct {
 	enum hs_kind kind;
 	const char *types, *fields, *offset_name;
+	bool optional; /* one JDK has it, another not */
 } hs_table[JVM_HS_COUNT] = {
 	[JVM_HS_CODECACHE_HEAPS] = { HS_STATIC, "CodeCache", "_heaps" },
 	[JVM_HS_CODECACHE_LOW] = { HS_STATIC, "CodeCache", "_low_bound" },
@@ -688,6 +689,18 @@ static const struct {
 	[JVM_HS_ANCHOR_LAST_PC] = { HS_FIELD, "JavaFrameAnchor", "_last_Java_pc" },
 	[JVM_HS_ANCHOR_LAST_FP] = { HS_FIELD, "JavaFrameAnchor", "_last_Java_fp" },
 	[JVM_HS_VM_RELEASE] = { HS_STATIC, "Abstract_VM_Version", "_s_vm_release" },
+	[JVM_HS_CONSTMETHOD_FLAGS] = { HS_FIELD, "ConstMethod", "_flags|_flags._flags" },
+	[JVM_HS_CONSTMETHOD_TOTAL] = { HS_FIELD, "ConstMethod", "_constMethod_size" },
+	[JVM_HS_CONSTANTPOOL_SOURCE_FILE] = { HS_FIELD, "ConstantPool", "_source_file_name_index" },
+	[JVM_HS_NMETHOD_METADATA_OFFSET] = { HS_FIELD, "nmethod", "_metadata_offset", NULL, true },
+	[JVM_HS_NMETHOD_DEPENDENCIES] = { HS_FIELD, "nmethod", "_dependencies_offset", NULL, true },
+	[JVM_HS_NMETHOD_IMMUTABLE] = { HS_FIELD, "nmethod", "_immutable_data", NULL, true },
+	[JVM_HS_NMETHOD_IMMUTABLE_SIZE] = { HS_FIELD, "nmethod", "_immutable_data_size", NULL,
+					    true },
+	[JVM_HS_CODEBLOB_MUTABLE] = { HS_FIELD, "CodeBlob", "_mutable_data", NULL, true },
+	[JVM_HS_CODEBLOB_RELOCATION_SIZE] = { HS_FIELD, "CodeBlob", "_relocation_size", NULL,
+					      true },
+	[JVM_HS_CODEBLOB_MUTABLE_SIZE] = { HS_FIELD, "CodeBlob", "_mutable_data_size", NULL, true },
 };
 
 /* The @i-th '|'-separated alternative of @list into @buf; false past the last. */
@@ -708,6 +721,11 @@ static bool alt(const char *list, unsigned i, char *buf, size_t size)
 			return false;
 		p = e + 1;
 	}
+}
+
+bool jvm_hotspot_optional(enum jvm_hs id)
+{
+	return (unsigned)id < JVM_HS_COUNT && hs_table[id].optional;
 }
 
 const char *jvm_hotspot_label(enum jvm_hs id)
@@ -753,6 +771,16 @@ const char *jvm_hotspot_label(enum jvm_hs id)
 		L(JVM_HS_ANCHOR_LAST_PC, "JavaFrameAnchor::_last_Java_pc"),
 		L(JVM_HS_ANCHOR_LAST_FP, "JavaFrameAnchor::_last_Java_fp"),
 		L(JVM_HS_VM_RELEASE, "Abstract_VM_Version::_s_vm_release"),
+		L(JVM_HS_CONSTMETHOD_FLAGS, "ConstMethod::_flags"),
+		L(JVM_HS_CONSTMETHOD_TOTAL, "ConstMethod::_constMethod_size"),
+		L(JVM_HS_CONSTANTPOOL_SOURCE_FILE, "ConstantPool::_source_file_name_index"),
+		L(JVM_HS_NMETHOD_METADATA_OFFSET, "nmethod::_metadata_offset"),
+		L(JVM_HS_NMETHOD_DEPENDENCIES, "nmethod::_dependencies_offset"),
+		L(JVM_HS_NMETHOD_IMMUTABLE, "nmethod::_immutable_data"),
+		L(JVM_HS_NMETHOD_IMMUTABLE_SIZE, "nmethod::_immutable_data_size"),
+		L(JVM_HS_CODEBLOB_MUTABLE, "CodeBlob::_mutable_data"),
+		L(JVM_HS_CODEBLOB_RELOCATION_SIZE, "CodeBlob::_relocation_size"),
+		L(JVM_HS_CODEBLOB_MUTABLE_SIZE, "CodeBlob::_mutable_data_size"),
 #undef L
 	};
 
@@ -800,7 +828,7 @@ int jvm_hotspot_extract(const struct jvm_vmstructs *vs, struct jvm_hotspot *hs)
 	for (i = 0; i < JVM_HS_COUNT; i++) {
 		if (extract_one(vs, (enum jvm_hs)i, hs))
 			hs->found |= 1ull << i;
-		else
+		else if (!hs_table[i].optional)
 			missing++;
 	}
 	return missing;

@@ -156,6 +156,17 @@ enum jvm_hs {
 	JVM_HS_ANCHOR_LAST_PC,
 	JVM_HS_ANCHOR_LAST_FP,
 	JVM_HS_VM_RELEASE, /* static: address of Abstract_VM_Version::_s_vm_release */
+	/* for the names (runtimes/jvm/jvm_names.h); the optional ones exist in some JDKs only */
+	JVM_HS_CONSTMETHOD_FLAGS,	 /* _flags (u2, JDK 17) or _flags._flags (u4, 21+) */
+	JVM_HS_CONSTMETHOD_TOTAL,	 /* _constMethod_size (int, words) */
+	JVM_HS_CONSTANTPOOL_SOURCE_FILE, /* _source_file_name_index (u2) */
+	JVM_HS_NMETHOD_METADATA_OFFSET,	 /* optional (JDK 17): nmethod::_metadata_offset */
+	JVM_HS_NMETHOD_DEPENDENCIES,	 /* optional (JDK 17): _dependencies_offset */
+	JVM_HS_NMETHOD_IMMUTABLE,	 /* optional (JDK 23+): _immutable_data */
+	JVM_HS_NMETHOD_IMMUTABLE_SIZE,	 /* optional (JDK 23+): _immutable_data_size */
+	JVM_HS_CODEBLOB_MUTABLE,	 /* optional (JDK 25+): _mutable_data */
+	JVM_HS_CODEBLOB_RELOCATION_SIZE, /* optional (JDK 25+): _relocation_size */
+	JVM_HS_CODEBLOB_MUTABLE_SIZE,	 /* optional (JDK 25+): _mutable_data_size */
 	JVM_HS_COUNT
 };
 _Static_assert(JVM_HS_COUNT <= 64, "jvm_hotspot's bit masks hold 64 entries");
@@ -171,12 +182,16 @@ struct jvm_hotspot {
 	uint64_t is_offset;
 };
 
+/* True for an entry only some JDKs have (not counted as missing by jvm_hotspot_extract()). */
+bool jvm_hotspot_optional(enum jvm_hs id);
+
 /* "CodeBlob::_frame_size" (the first name tried) for @id. Static. */
 const char *jvm_hotspot_label(enum jvm_hs id);
 
 /*
  * Picks every JVM_HS_* from @vs, trying each name the JDKs used for it (their renames between
- * JDK 17 and 25). Returns the number of entries not found (0: all), @hs filled either way.
+ * JDK 17 and 25). Returns the number of entries not found that every JDK has (0: all; the
+ * optional ones are in hs->found or not), @hs filled either way.
  * JVM_HS_COUNT is at most 64 (the bit masks).
  */
 int jvm_hotspot_extract(const struct jvm_vmstructs *vs, struct jvm_hotspot *hs);

@@ -80,7 +80,9 @@ static int cmd_vmstructs(uint32_t pid, bool dump)
 	} else {
 		for (i = 0; i < JVM_HS_COUNT; i++) {
 			if (!(hs.found & (1ull << i))) {
-				printf("%s MISSING\n", jvm_hotspot_label((enum jvm_hs)i));
+				printf("%s %s\n", jvm_hotspot_label((enum jvm_hs)i),
+				       jvm_hotspot_optional((enum jvm_hs)i) ? "absent (optional)" :
+									      "MISSING");
 				continue;
 			}
 			printf("%s = %s%s%s 0x%" PRIx64 "%s\n", jvm_hotspot_label((enum jvm_hs)i),

@@ -484,6 +484,101 @@ build_driver()
 		"$LIB_DIR/$src" "${objs[@]}" "$@" -o "$out" || fail "cannot build $src"
 }
 
+# --- JVMs (test_jvm_*.sh) ---------------------------------------------------------------------
+# jvm_setup: the JDKs (JDK17, the Debian one, must be there; JDK25 where the machine has it; both
+# in JDKS) and the non-root user the JVMs run as (JUSER, JUID, JGID).
+# shellcheck disable=SC2034
+jvm_setup()
+{
+	need_cmd unshare setpriv useradd
+	JDK17=/usr/lib/jvm/java-17-openjdk-amd64
+	JDK25=/usr/lib/jvm/temurin-25-jdk-amd64
+	[ -x "$JDK17/bin/javac" ] || fail "no Java 17 at $JDK17"
+	JDKS=$JDK17
+	if [ -x "$JDK25/bin/java" ]; then
+		JDKS="$JDK17 $JDK25"
+	else
+		log "Java 25 is not installed at $JDK25: only Java 17 is checked"
+	fi
+	JUSER=slideops-test
+	id -u "$JUSER" >/dev/null 2>&1 || useradd -r -M -d / -s /usr/sbin/nologin "$JUSER" ||
+		fail "cannot create user $JUSER"
+	JUID=$(id -u "$JUSER")
+	JGID=$(id -g "$JUSER")
+}
+
+# jvm_compile NAME: tests/workloads/java/NAME.java compiled into $OUTPUT/java (CLASSES), which
+# jvm_start binds at /mnt of the JVM's namespace.
+jvm_compile()
+{
+	local src=$LIB_DIR/../workloads/java/$1.java
+	CLASSES=$OUTPUT/java
+	if [ ! -f "$CLASSES/$1.class" ] || [ "$src" -nt "$CLASSES/$1.class" ]; then
+		mkdir -p "$CLASSES" && "$JDK17/bin/javac" --release 17 -d "$CLASSES" "$src" ||
+			fail "javac $1 failed"
+	fi
+	chmod -R a+rX "$CLASSES"
+}
+
+# jvm_start JDK FLAGS...: runs $JVM_MAIN (class and arguments; default "AttachTarget 120")
+# under JDK as $JUSER in its own pid, mount and net namespaces with a private /tmp and / as its
+# cwd; the namespace's pid 1 is a shell (so the JVM is not init, which the kernel would shield
+# from signals it does not handle). Waits for its "ready"; its host pid in JVM_PID, its /tmp
+# (as the host reaches it) in JVM_TMP.
+# shellcheck disable=SC2034
+jvm_start()
+{
+	local jdk=$1 upid init log=$LIB_STATE/logs/jvm.$RANDOM.log
+	shift
+	unshare --pid --mount --net --fork --propagation private sh -c '
+		u=$1 g=$2 jdk=$3 cp=$4 main=$5
+		shift 5
+		# the classes may live under /tmp (a clone in mktemp -d): bound to /mnt of this
+		# namespace before its own /tmp hides them
+		mount -t proc proc /proc && mount --bind "$cp" /mnt &&
+		mount -t tmpfs -o mode=1777,size=16m tmpfs /tmp &&
+		cd / && setpriv --reuid="$u" --regid="$g" --clear-groups -- "$jdk/bin/java" \
+			-Xmx64m -XX:+UseSerialGC -cp /mnt "$@" $main &
+		wait' jvm_start "$JUID" "$JGID" "$jdk" "$CLASSES" \
+		"${JVM_MAIN:-AttachTarget 120}" "$@" </dev/null >"$log" 2>&1 &
+	upid=$!
+	echo "$upid" >>"$LIB_STATE/pids"
+	wait_for "init=\$(pgrep -P $upid | head -1); [ -n \"\$init\" ] && \
+		JVM_PID=\$(pgrep -P \$init | head -1) && [ -n \"\$JVM_PID\" ] && \
+		grep -q '^ready' $log" 20 || fail "the JVM of $jdk did not start: $(tail -3 "$log")"
+	init=$(pgrep -P "$upid" | head -1)
+	JVM_PID=$(pgrep -P "$init" | head -1)
+	echo "$init" >>"$LIB_STATE/pids"
+	echo "$JVM_PID" >>"$LIB_STATE/pids"
+	need_own_ns "$JVM_PID" "the JVM" pid mnt net
+	[ "$(stat -c %u /proc/"$JVM_PID")" = "$JUID" ] || fail "the JVM does not run as $JUSER"
+	JVM_TMP=/proc/$JVM_PID/root/tmp
+	JVM_LOG=$log
+}
+
+# jvm_stop: kills the JVM's namespace (its pid 1, and with it everything in it).
+jvm_stop()
+{
+	local init
+	init=$(awk '/^PPid:/ { print $2 }' /proc/"$JVM_PID"/status 2>/dev/null)
+	[ -n "$init" ] && kill -KILL "$init" 2>/dev/null
+	wait_for "[ ! -e /proc/$JVM_PID ]" 5 || fail "the JVM $JVM_PID did not stop"
+}
+
+# tmp_files: the names in the JVM's /tmp, one a line, sorted.
+tmp_files() { ls -A "$JVM_TMP" | sort; }
+
+# check_tmp BEFORE WHAT: the JVM's /tmp holds nothing but what it held before and the JVM's
+# own socket (.java_pid<nspid>, which the JVM makes).
+check_tmp()
+{
+	local before=$1 what=$2 nspid extra
+	nspid=$(awk '/^NSpid:/ { print $NF }' /proc/"$JVM_PID"/status)
+	extra=$(comm -13 <(printf '%s\n' "$before") <(tmp_files) | grep -vx ".java_pid$nspid")
+	[ -z "$extra" ] || fail "$what: the JVM's /tmp holds files we made: $extra"
+	! tmp_files | grep -q '^\.attach_pid' || fail "$what: an .attach_pid file was left"
+}
+
 # capture_retry OUT SECONDS ARGS...: `$BIN capture ARGS --out OUT` (stopped after SECONDS), once
 # no other capture holds the machine's lock, and again (3 tries) while another capture that
 # started meanwhile refuses it; its exit status in CAPTURE_RC, the milliseconds the last try took
