@@ -90,7 +90,8 @@ static __always_inline int uw_push_word(struct uw_state *s, __u64 v)
 static __always_inline int uw_push_java(struct uw_state *s, __u64 kind, __u64 addr, __u64 cookie)
 {
 	if (s->depth + 2 > UW_MAX_DEPTH ||
-	    uw_push_word(s, UW_JAVA_TAG | kind << UW_JAVA_KIND_SHIFT | (addr & UW_JAVA_ADDR_MASK)) ||
+	    uw_push_word(s,
+			 UW_JAVA_TAG | kind << UW_JAVA_KIND_SHIFT | (addr & UW_JAVA_ADDR_MASK)) ||
 	    uw_push_word(s, cookie)) {
 		s->outcome = UW_STAT_DEPTH;
 		return 1;
@@ -244,7 +245,8 @@ static __always_inline long uw_jvm_step(struct uw_loop *l, struct uw_state *s, _
 			 (kind == UW_JAVA_COMPILED ?
 				  (__u64)(__u32)uw_blob_s32(s, j->nm_compile_id) << 32 :
 				  0) |
-				 ((__u32)(s->ip - blob) & ~UW_JAVA_LEAF) | (s->adjust ? 0 : UW_JAVA_LEAF)))
+				 ((__u32)(s->ip - blob) & ~UW_JAVA_LEAF) |
+				 (s->adjust ? 0 : UW_JAVA_LEAF)))
 		return 1;
 	return uw_jvm_sized_step(l, s, code, uw_blob_s32(s, j->blob_frame_complete),
 				 uw_blob_s32(s, j->blob_frame_size));

@@ -41,7 +41,7 @@ void runtime_info_format(struct runtime_info *out)
 	static const char *const fmt[RUNTIME_KIND_COUNT][2] = {
 		[RUNTIME_NATIVE] = { "native", "native" },
 		[RUNTIME_PYTHON] = { "CPython", "CPython %s" },
-		[RUNTIME_JVM] = { "JVM", "JVM (OpenJDK %s)" },
+		[RUNTIME_JVM] = { "JVM", "JVM (Java %s)" },
 		[RUNTIME_GO] = { "Go", "Go %s" },
 		[RUNTIME_NODE] = { "Node.js", "Node.js %s" },
 		[RUNTIME_RUBY] = { "Ruby", "Ruby %s" },

@@ -399,6 +399,24 @@ static int sample_stack(struct frames *f, const struct source_sample *s, uint32_
 	return (int)n;
 }
 
+/* wall and locks: a wait of a JVM's own thread (GC, JIT compiler, VM thread: no Java frame in
+ * its stack). The JVM waits there by design, like a kernel thread; async-profiler's wall mode
+ * shows Java threads only. Counted for the notes and left out. */
+static bool jvm_own_wait(struct frames *f, const struct source_sample *s)
+{
+	size_t i;
+
+	if (!f->o.jvm || s->leaf == SOURCE_LEAF_NONE ||
+	    (f->o.question != Q_WALL && f->o.question != Q_LOCKS) ||
+	    !jvmframes__bpf_of(f->o.jvm, s->tgid))
+		return false;
+	for (i = 0; i < s->nustack; i++)
+		if (s->ustack[i] & UW_JAVA_TAG)
+			return false;
+	jvmframes__own_wait(f->o.jvm, s->values[0]);
+	return true;
+}
+
 int frames_on_sample(void *ctx, const struct source_sample *s)
 {
 	struct frames *f = ctx;
@@ -415,6 +433,8 @@ int frames_on_sample(void *ctx, const struct source_sample *s)
 	 * the waiting of the applications. */
 	if ((s->leaf == SOURCE_LEAF_WAIT || s->leaf == SOURCE_LEAF_RUNNABLE) &&
 	    s->ustack_err == -EFAULT && !s->nustack)
+		return 0;
+	if (jvm_own_wait(f, s))
 		return 0;
 	ret = sample_stack(f, s, frames, &py);
 	if (ret < 0)

@@ -35,6 +35,8 @@ struct jvmframes {
 	struct jvm_noted noted[JVMFRAMES_MAX_NOTED];
 	size_t nnoted, nnot_walked, nover;
 	uint64_t frames, unnamed; /* Java frames named / not */
+	uint64_t own_waits;	  /* waits of the JVMs' own threads, left out */
+	int64_t own_wait_ns;
 	struct jvm_frame out[JVMFRAMES_MAX_EXPAND];
 };
 
@@ -230,6 +232,13 @@ int jvmframes__frame(struct jvmframes *jf, uint32_t tgid, uint64_t word, uint64_
 	return n;
 }
 
+void jvmframes__own_wait(struct jvmframes *jf, int64_t ns)
+{
+	jf->own_waits++;
+	if (ns > 0)
+		jf->own_wait_ns += ns;
+}
+
 static void note_one(const struct jvm_noted *n, struct capture_result *r)
 {
 	if (n->err == -ENOENT || n->err == -ENOTSUP)
@@ -251,13 +260,20 @@ void jvmframes__notes(const struct jvmframes *jf, struct capture_result *r)
 	for (i = 0; i < jf->nnoted; i++)
 		note_one(&jf->noted[i], r);
 	if (jf->nnot_walked > jf->nnoted)
-		answer_add_note(r, "%zu more JVMs could not be read: their Java frames are unnamed.",
+		answer_add_note(r,
+				"%zu more JVMs could not be read: their Java frames are unnamed.",
 				jf->nnot_walked - jf->nnoted);
 	if (jf->nover)
 		answer_add_note(r,
 				"The target runs more than %d JVMs: the Java frames of the %zu "
 				"others are unnamed.",
 				JVMFRAMES_MAX_PROCS, jf->nover);
+	if (jf->own_waits)
+		answer_add_note(r,
+				"The JVM's own threads (garbage collector, JIT compilers, VM "
+				"thread) waited %.1f s in %llu stacks: left out, as the JVM waits "
+				"there by design; their CPU time is in the cpu question.",
+				(double)jf->own_wait_ns / 1e9, (unsigned long long)jf->own_waits);
 	if (jf->unnamed)
 		answer_add_note(r,
 				"%llu of %llu Java frames could not be named: their code was freed "

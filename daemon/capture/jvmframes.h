@@ -60,6 +60,10 @@ int jvmframes__frame(struct jvmframes *jf, uint32_t tgid, uint64_t word, uint64_
 
 #define JVMFRAMES_UNNAMED "[Java: code freed or recompiled since the sample]"
 
+/* wall and locks: @ns of waiting by a JVM's own thread (no Java frame), left out of the
+ * profile; said in the notes. */
+void jvmframes__own_wait(struct jvmframes *jf, int64_t ns);
+
 /* The notes: JVMs not walked, frames not named. */
 void jvmframes__notes(const struct jvmframes *jf, struct capture_result *r);
 

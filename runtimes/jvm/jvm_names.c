@@ -62,19 +62,38 @@ unsigned jvm_release_major(const char *release)
 }
 
 static const enum jvm_hs needed[] = {
-	JVM_HS_CODEBLOB_NAME,	     JVM_HS_CODEBLOB_CODE,	     JVM_HS_NMETHOD_METHOD,
-	JVM_HS_NMETHOD_COMPILE_ID,   JVM_HS_NMETHOD_SCOPES_DATA,	     JVM_HS_NMETHOD_SCOPES_PCS,
-	JVM_HS_METHOD_CONSTMETHOD,   JVM_HS_CONSTMETHOD_CONSTANTS,   JVM_HS_CONSTMETHOD_NAME_INDEX,
-	JVM_HS_CONSTMETHOD_CODE_SIZE, JVM_HS_CONSTMETHOD_SIZE,	     JVM_HS_CONSTANTPOOL_HOLDER,
-	JVM_HS_CONSTANTPOOL_SIZE,    JVM_HS_KLASS_NAME,		     JVM_HS_SYMBOL_LENGTH,
-	JVM_HS_SYMBOL_BODY,	     JVM_HS_CONSTMETHOD_FLAGS,	     JVM_HS_CONSTMETHOD_TOTAL,
+	JVM_HS_CODEBLOB_NAME,
+	JVM_HS_CODEBLOB_CODE,
+	JVM_HS_NMETHOD_METHOD,
+	JVM_HS_NMETHOD_COMPILE_ID,
+	JVM_HS_NMETHOD_SCOPES_DATA,
+	JVM_HS_NMETHOD_SCOPES_PCS,
+	JVM_HS_METHOD_CONSTMETHOD,
+	JVM_HS_CONSTMETHOD_CONSTANTS,
+	JVM_HS_CONSTMETHOD_NAME_INDEX,
+	JVM_HS_CONSTMETHOD_CODE_SIZE,
+	JVM_HS_CONSTMETHOD_SIZE,
+	JVM_HS_CONSTANTPOOL_HOLDER,
+	JVM_HS_CONSTANTPOOL_SIZE,
+	JVM_HS_KLASS_NAME,
+	JVM_HS_SYMBOL_LENGTH,
+	JVM_HS_SYMBOL_BODY,
+	JVM_HS_CONSTMETHOD_FLAGS,
+	JVM_HS_CONSTMETHOD_TOTAL,
 	JVM_HS_CONSTANTPOOL_SOURCE_FILE,
 };
 
 /* True when @hs has @id and every field it names fits a head of HEAD_MAX bytes. */
 static bool have(const struct jvm_hotspot *hs, enum jvm_hs id)
 {
-	return (hs->found >> id & 1) && hs->val[id] + 8 <= HEAD_MAX;
+	return (hs->found >> id & 1) && hs->val[id] <= HEAD_MAX - 8;
+}
+
+/* True when field @id (of @width bytes) lies inside the head of type size @size. */
+static bool inside(const struct jvm_hotspot *hs, enum jvm_hs id, unsigned width, enum jvm_hs size)
+{
+	return hs->val[size] <= HEAD_MAX && width <= hs->val[size] &&
+	       hs->val[id] <= hs->val[size] - width;
 }
 
 int jvm_names__new(const struct jvm_hotspot *hs, unsigned major, jvm_read_fn_t read, void *ctx,
@@ -86,7 +105,14 @@ int jvm_names__new(const struct jvm_hotspot *hs, unsigned major, jvm_read_fn_t r
 	for (i = 0; i < sizeof(needed) / sizeof(needed[0]); i++)
 		if (!have(hs, needed[i]))
 			return -ENOTSUP;
-	if (hs->val[JVM_HS_CONSTMETHOD_SIZE] > HEAD_MAX || hs->val[JVM_HS_CONSTANTPOOL_SIZE] > HEAD_MAX)
+	/* the heads are read as long as their types: every field used must lie inside */
+	if (!inside(hs, JVM_HS_CONSTMETHOD_CONSTANTS, 8, JVM_HS_CONSTMETHOD_SIZE) ||
+	    !inside(hs, JVM_HS_CONSTMETHOD_NAME_INDEX, 2, JVM_HS_CONSTMETHOD_SIZE) ||
+	    !inside(hs, JVM_HS_CONSTMETHOD_CODE_SIZE, 2, JVM_HS_CONSTMETHOD_SIZE) ||
+	    !inside(hs, JVM_HS_CONSTMETHOD_FLAGS, 2, JVM_HS_CONSTMETHOD_SIZE) ||
+	    !inside(hs, JVM_HS_CONSTMETHOD_TOTAL, 4, JVM_HS_CONSTMETHOD_SIZE) ||
+	    !inside(hs, JVM_HS_CONSTANTPOOL_HOLDER, 8, JVM_HS_CONSTANTPOOL_SIZE) ||
+	    !inside(hs, JVM_HS_CONSTANTPOOL_SOURCE_FILE, 2, JVM_HS_CONSTANTPOOL_SIZE))
 		return -ENOTSUP;
 	jn = calloc(1, sizeof(*jn));
 	if (!jn)
@@ -527,8 +553,8 @@ static enum jvm_frame_kind scope_kind(size_t i, size_t n)
 static int compiled(struct jvm_names *jn, uint64_t nm, uint64_t cookie, struct jvm_frame *out,
 		    size_t max)
 {
-	struct jm_nmethod *e = &jn->nms[((nm >> 4) * 0x9e3779b97f4a7c15ull >> 57) &
-					(JVM_NAMES_NMETHODS - 1)];
+	struct jm_nmethod *e =
+		&jn->nms[((nm >> 4) * 0x9e3779b97f4a7c15ull >> 57) & (JVM_NAMES_NMETHODS - 1)];
 	struct jvm_scope sc[JVM_SCOPES_MAX];
 	uint32_t cid = (uint32_t)(cookie >> 32);
 	uint64_t pc = nm + ((uint32_t)cookie & ~UW_JAVA_LEAF);
@@ -542,7 +568,8 @@ static int compiled(struct jvm_names *jn, uint64_t nm, uint64_t cookie, struct j
 			return err;
 	}
 	if (e->npcs && pc >= e->code && pc - e->code < INT32_MAX)
-		n = pc_scopes(jn, e, (int32_t)(pc - e->code), (uint32_t)cookie & UW_JAVA_LEAF, sc, max);
+		n = pc_scopes(jn, e, (int32_t)(pc - e->code), (uint32_t)cookie & UW_JAVA_LEAF, sc,
+			      max);
 	if (n <= 0) {
 		/* no scope at that pc (a native wrapper, a stub section): the method itself */
 		err = method_get(jn, e->method, &m);

@@ -40,30 +40,30 @@ static int32_t rd_i32(const uint8_t *p)
 	return v;
 }
 
-int jvm_pcdesc_find(const uint8_t *pcs, size_t len, size_t stride, int32_t pc_off,
-		    size_t *index)
+int jvm_pcdesc_find(const uint8_t *pcs, size_t len, size_t stride, int32_t pc_off, size_t *index)
 {
-	size_t n, lo = 0, hi, mid;
+	size_t n, i, found = SIZE_MAX;
+	int32_t prev = INT32_MIN, cur;
 
 	if (stride < 8)
 		return -EINVAL;
 	if (len % stride)
 		return -EBADMSG;
 	n = len / stride;
-	if (!n || rd_i32(pcs + (n - 1) * stride) < pc_off)
-		return -ENOENT;
-	/* the first entry whose pc offset is >= pc_off */
-	hi = n - 1;
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (rd_i32(pcs + mid * stride) < pc_off)
-			lo = mid + 1;
-		else
-			hi = mid;
+	/* one pass: the first entry at or after pc_off, and the order of all of them (a region
+	 * reused while it was copied is refused, wherever the disorder lies); at most
+	 * JVM_NAMES_PCS_MAX / 16 entries */
+	for (i = 0; i < n; i++) {
+		cur = rd_i32(pcs + i * stride);
+		if (i && cur <= prev)
+			return -EBADMSG;
+		if (found == SIZE_MAX && cur >= pc_off)
+			found = i;
+		prev = cur;
 	}
-	if (lo && rd_i32(pcs + (lo - 1) * stride) >= rd_i32(pcs + lo * stride))
-		return -EBADMSG;
-	*index = lo;
+	if (found == SIZE_MAX)
+		return -ENOENT;
+	*index = found;
 	return 0;
 }
 

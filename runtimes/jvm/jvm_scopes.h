@@ -31,12 +31,10 @@ int jvm_u5_read(const uint8_t *buf, size_t len, size_t *pos, unsigned excl, uint
  * The PcDesc for pc offset @pc_off in the table @pcs (@len bytes, entries of @stride bytes
  * sorted by pc offset; pc offset at 0, scope offset at 4): the index of the first at or after
  * it (HotSpot's own rule, exact for a call's return address) in *@index. Returns 0; -ENOENT
- * when none covers it, -EBADMSG when the result and the entry before it are out of order or
- * the size is no multiple of @stride (a table unsorted elsewhere is not detected: the search
- * stays inside it either way), -EINVAL for a stride below 8.
+ * when none covers it, -EBADMSG for a table not strictly sorted (anywhere) or whose size is
+ * no multiple of @stride, -EINVAL for a stride below 8. One pass over the table.
  */
-int jvm_pcdesc_find(const uint8_t *pcs, size_t len, size_t stride, int32_t pc_off,
-		    size_t *index);
+int jvm_pcdesc_find(const uint8_t *pcs, size_t len, size_t stride, int32_t pc_off, size_t *index);
 
 /* The scope offset of PcDesc @index of @pcs (found by jvm_pcdesc_find()). */
 uint32_t jvm_pcdesc_scope(const uint8_t *pcs, size_t stride, size_t index);

@@ -12,10 +12,10 @@
 
 /* The entries jvm_unwind_build() reads. */
 static const enum jvm_hs needed[] = {
-	JVM_HS_CODECACHE_HEAPS,	    JVM_HS_CODEHEAP_MEMORY,	JVM_HS_CODEHEAP_SEGMAP,
-	JVM_HS_CODEHEAP_LOG2_SEGMENT, JVM_HS_VIRTUALSPACE_LOW,	JVM_HS_VIRTUALSPACE_HIGH,
-	JVM_HS_GROWABLE_DATA,	    JVM_HS_GROWABLE_LEN,	JVM_HS_HEAPBLOCK_SIZE,
-	JVM_HS_CODEBLOB_NAME,	    JVM_HS_CODEBLOB_FRAME_SIZE, JVM_HS_CODEBLOB_CODE,
+	JVM_HS_CODECACHE_HEAPS,		JVM_HS_CODEHEAP_MEMORY,	    JVM_HS_CODEHEAP_SEGMAP,
+	JVM_HS_CODEHEAP_LOG2_SEGMENT,	JVM_HS_VIRTUALSPACE_LOW,    JVM_HS_VIRTUALSPACE_HIGH,
+	JVM_HS_GROWABLE_DATA,		JVM_HS_GROWABLE_LEN,	    JVM_HS_HEAPBLOCK_SIZE,
+	JVM_HS_CODEBLOB_NAME,		JVM_HS_CODEBLOB_FRAME_SIZE, JVM_HS_CODEBLOB_CODE,
 	JVM_HS_CODEBLOB_FRAME_COMPLETE, JVM_HS_NMETHOD_COMPILE_ID,
 };
 
@@ -28,7 +28,7 @@ static int read_u64(jvm_read_fn_t read, void *ctx, uint64_t addr, void *v)
 static int blob_offset(const struct jvm_hotspot *hs, enum jvm_hs id, unsigned int width,
 		       uint16_t *out)
 {
-	if (hs->val[id] + width > UW_JVM_BLOB_READ)
+	if (hs->val[id] > UW_JVM_BLOB_READ - width)
 		return -EINVAL;
 	*out = (uint16_t)hs->val[id];
 	return 0;

@@ -8,14 +8,14 @@
 #   on the host                                              expected display
 #     /usr/bin/python3.11 (Debian, libpython linked in)      CPython 3.11
 #     a pyenv CPython 3.12 or 3.13 (libpython3.X.so)         CPython 3.12 / 3.13
-#     java Main.java (OpenJDK 17)                            JVM (OpenJDK 17)
+#     java Main.java (OpenJDK 17)                            JVM (Java 17)
 #     hotgo built by `go build`, and with -ldflags='-s -w'   Go 1.19 (both)
 #     node -e 'setInterval(...)'                             Node.js 20
 #     ruby -e 'sleep'                                        Ruby 3.1
 #     $OUTPUT/workloads/spin (C)                             native
 #   in a container (own pid, mount, net namespaces; busybox root; its files only)
 #     hotgo stripped, spin, node, and a JVM whose JDK is  Go 1.19, native, Node.js 20,
-#     copied into the container's root                       JVM (OpenJDK 17)
+#     copied into the container's root                       JVM (Java 17)
 #
 # The expected versions come from the toolchains themselves (`go env GOVERSION`, node's
 # process.versions, RUBY_VERSION, the JDK's java.specification.version), so the test stays
@@ -116,7 +116,7 @@ fi
 
 pid=$(cg_run "$cg" java "$TMP/java/Main.java") || exit 1
 wait_mapped "$pid" '/libjvm\.so'
-row "$pid" java "$JAVA_VER" "JVM (OpenJDK $JAVA_VER)" "java Main.java"
+row "$pid" java "$JAVA_VER" "JVM (Java $JAVA_VER)" "java Main.java"
 
 pid=$(cg_run "$cg" "$TMP/hotgo") || exit 1
 row "$pid" go "$GO_VER" "Go $GO_VER" "go build (unstripped)"
@@ -191,7 +191,7 @@ pid=$(ns_container_run "$jroot" "$ccg" "$CJH/bin/java" -cp /app Main) || exit 1
 own_ns "$pid"
 wait_mapped "$pid" "$CJH/lib/server/libjvm\\.so"
 [ -e "$CJH" ] && fail "$CJH exists on the host: the row would not show reading through the root"
-row "$pid" java "$JAVA_VER" "JVM (OpenJDK $JAVA_VER)" "container: JVM with its JDK at $CJH"
+row "$pid" java "$JAVA_VER" "JVM (Java $JAVA_VER)" "container: JVM with its JDK at $CJH"
 
 # --- check each one ------------------------------------------------------------------------
 failed=0

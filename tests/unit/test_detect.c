@@ -421,7 +421,7 @@ static void test_names(void **state __attribute__((unused)))
 	} cases[] = {
 		{ RUNTIME_NATIVE, "native", "", "native" },
 		{ RUNTIME_PYTHON, "python", "3.11", "CPython 3.11" },
-		{ RUNTIME_JVM, "java", "17", "JVM (OpenJDK 17)" },
+		{ RUNTIME_JVM, "java", "17", "JVM (Java 17)" },
 		{ RUNTIME_GO, "go", "1.19", "Go 1.19" },
 		{ RUNTIME_NODE, "node", "20", "Node.js 20" },
 		{ RUNTIME_RUBY, "ruby", "3.1", "Ruby 3.1" },
@@ -579,10 +579,10 @@ static void test_detect_fake_proc(void **state __attribute__((unused)))
 		const char *display;
 	} cases[] = {
 		/* release file in the root beats the path */
-		{ 100, jvm_maps, NULL, 0, RUNTIME_JVM, "JVM (OpenJDK 21)" },
+		{ 100, jvm_maps, NULL, 0, RUNTIME_JVM, "JVM (Java 21)" },
 		/* no release: the path */
 		{ 101, "7f0000000000-7f0000100000 r-xp 00000000 fe:00 2 /usr/lib/jvm/java-17-openjdk-amd64/lib/server/libjvm.so\n",
-		  NULL, 0, RUNTIME_JVM, "JVM (OpenJDK 17)" },
+		  NULL, 0, RUNTIME_JVM, "JVM (Java 17)" },
 		/* release is a link out of the root: not followed, no version anywhere */
 		{ 102, jvm_nover_maps, NULL, 0, RUNTIME_JVM, "JVM" },
 		{ 103, "7f0000000000-7f0000100000 r-xp 00000000 fe:00 3 /usr/lib/x86_64-linux-gnu/libpython3.12.so.1.0\n",
