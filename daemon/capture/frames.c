@@ -417,6 +417,32 @@ static bool jvm_own_wait(struct frames *f, const struct source_sample *s)
 	return true;
 }
 
+/* locks: a Java thread in Thread.sleep or Object.wait waits for time or a notification, not
+ * for a lock (its futex is the JVM's own parking): counted for the notes and left out; wall
+ * shows it. */
+static bool java_not_lock(struct frames *f, const struct source_sample *s, const uint32_t *frames,
+			  size_t n)
+{
+	static const char *const waits[] = { "java.lang.Thread.sleep", "java.lang.Object.wait" };
+	const struct prof_frame_info *fi;
+	size_t i, k;
+
+	if (!f->o.jvm || f->o.question != Q_LOCKS)
+		return false;
+	for (i = 0; i < n; i++) {
+		fi = profile__frame_info(f->prof, frames[i]);
+		if (!fi || fi->lang != PROF_LANG_JAVA || !fi->function)
+			continue;
+		for (k = 0; k < ARRAY_SIZE(waits); k++)
+			if (!strncmp(fi->function, waits[k], strlen(waits[k]))) {
+				jvmframes__not_lock(f->o.jvm, s->values[0]);
+				return true;
+			}
+		return false; /* the innermost Java frame decides */
+	}
+	return false;
+}
+
 int frames_on_sample(void *ctx, const struct source_sample *s)
 {
 	struct frames *f = ctx;
@@ -440,6 +466,8 @@ int frames_on_sample(void *ctx, const struct source_sample *s)
 	if (ret < 0)
 		return ret;
 	n = (size_t)ret;
+	if (java_not_lock(f, s, frames, n))
+		return 0;
 	if (!n) {
 		/* No stack at all: the user stack was lost (stack map full) or unreadable, and the
 		 * sample hit no kernel code. Keep the value, under a frame that says so. */

@@ -37,6 +37,8 @@ struct jvmframes {
 	uint64_t frames, unnamed; /* Java frames named / not */
 	uint64_t own_waits;	  /* waits of the JVMs' own threads, left out */
 	int64_t own_wait_ns;
+	uint64_t sleeps; /* locks: waits in Thread.sleep / Object.wait, left out */
+	int64_t sleep_ns;
 	struct jvm_frame out[JVMFRAMES_MAX_EXPAND];
 };
 
@@ -239,6 +241,13 @@ void jvmframes__own_wait(struct jvmframes *jf, int64_t ns)
 		jf->own_wait_ns += ns;
 }
 
+void jvmframes__not_lock(struct jvmframes *jf, int64_t ns)
+{
+	jf->sleeps++;
+	if (ns > 0)
+		jf->sleep_ns += ns;
+}
+
 static void note_one(const struct jvm_noted *n, struct capture_result *r)
 {
 	if (n->err == -ENOENT || n->err == -ENOTSUP)
@@ -274,6 +283,12 @@ void jvmframes__notes(const struct jvmframes *jf, struct capture_result *r)
 				"thread) waited %.1f s in %llu stacks: left out, as the JVM waits "
 				"there by design; their CPU time is in the cpu question.",
 				(double)jf->own_wait_ns / 1e9, (unsigned long long)jf->own_waits);
+	if (jf->sleeps)
+		answer_add_note(r,
+				"Java threads slept (Thread.sleep) or waited for a notification "
+				"(Object.wait) %.1f s in %llu stacks: not lock waits, left out; "
+				"wall shows them.",
+				(double)jf->sleep_ns / 1e9, (unsigned long long)jf->sleeps);
 	if (jf->unnamed)
 		answer_add_note(r,
 				"%llu of %llu Java frames could not be named: their code was freed "

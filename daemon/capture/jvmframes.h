@@ -63,6 +63,8 @@ int jvmframes__frame(struct jvmframes *jf, uint32_t tgid, uint64_t word, uint64_
 /* wall and locks: @ns of waiting by a JVM's own thread (no Java frame), left out of the
  * profile; said in the notes. */
 void jvmframes__own_wait(struct jvmframes *jf, int64_t ns);
+/* locks: @ns of a Java thread in Thread.sleep or Object.wait, left out; said in the notes. */
+void jvmframes__not_lock(struct jvmframes *jf, int64_t ns);
 
 /* The notes: JVMs not walked, frames not named. */
 void jvmframes__notes(const struct jvmframes *jf, struct capture_result *r);

@@ -7,7 +7,7 @@
 # time in mixStep(), which C1 and C2 inline into its caller spinLoop(); it runs under Java 17
 # (Debian) and Java 25 (Temurin, where the machine has it), each with no flags, with -Xint
 # (interpreted frames) and with -XX:TieredStopAtLevel=1 (C1 only), as a non-root user in its
-# own pid, mount and net namespaces with a private /tmp. For each, a 3-second cpu capture of
+# own pid, mount and net namespaces with a private /tmp. For each, a 2-second cpu capture of
 # the JVM's pid must:
 # - name JavaWork.spinLoop;JavaWork.mixStep (the inlined method under its caller) in >= 90% of
 #   the process's samples, and name JavaWork.mixStep in the answer;
@@ -29,7 +29,7 @@ shares()
 {
 	awk '{ n = $NF; t += n; if (index($0, "JavaWork.spinLoop;JavaWork.mixStep")) h += n
 		if (index($0, "JavaWork.")) { j += n; if (index($0, "java.lang.Thread.run")) e += n } }
-		END { printf "%d %d %d %d\n", h, e, j, t }' "$1"
+		END { printf "%.0f %.0f %.0f %.0f\n", h, e, j, t }' "$1"
 }
 
 flag_sets=("" "-Xint" "-XX:TieredStopAtLevel=1")
@@ -40,9 +40,9 @@ for jdk in $JDKS; do
 		# shellcheck disable=SC2086
 		jvm_start "$jdk" $flags
 		before=$(tmp_files)
-		sleep 3 # the JIT compiles the hot methods
+		sleep 2 # the JIT compiles the hot methods
 		out=$TMP/cap.$RANDOM
-		profiler_run jvm 30 capture --pid "$JVM_PID" --question cpu --duration 3 --out "$out"
+		profiler_run jvm 30 capture --pid "$JVM_PID" --question cpu --duration 2 --out "$out"
 		read -r hot entry java total < <(shares "$out/profile.collapsed")
 		log "$name: $total samples, $hot with spinLoop;mixStep, $java with Java frames, $entry of them from Thread.run"
 		[ "$total" -gt 100 ] || fail "$name: only $total samples"

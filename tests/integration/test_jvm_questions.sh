@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# The JVM in the other questions and in a whole-server profile (issue 14). JavaWork mixed
+# (tests/workloads/java/JavaWork.java) runs four threads under Java 17, as a non-root user in
+# its own pid, mount and net namespaces: "compute" in spinLoop;mixStep, "sleeper" in
+# Thread.sleep under napLoop, and two "contender-N" that take turns on one monitor in holdLock.
+# - wall (3 s, --pid): the sleeper's stacks (napLoop) are off-CPU; holdLock waits on a futex
+#   (the monitor) in a good part of its time; mixStep runs on the CPU; the JVM's own threads'
+#   waits are left out with their note;
+# - locks (3 s, --pid): the answer names JavaWork.holdLock;
+# - cpu of the whole server (3 s) with that JVM, a CPython (nested.py) and a native program
+#   (spin) running: JavaWork.mixStep, hot_leaf and checkout_loop are each named, and in the
+#   flame graph JavaWork.mixStep is a java box, hot_leaf a python one.
+. "$(dirname "$0")/lib.sh"
+
+need_root
+need_bin
+jvm_setup
+jvm_compile JavaWork
+JVM_MAIN="JavaWork mixed 60"
+jvm_start "$JDK17"
+before=$(tmp_files)
+sleep 2
+
+# value COLLAPSED PATTERN [LEAF]: the summed value of the stacks matching PATTERN (and whose
+# leaf frame starts with LEAF).
+value()
+{
+	awk -v pat="$2" -v leaf="${3:-}" '{ n = $NF; $NF = ""; sub(/ $/, "")
+		k = split($0, f, ";")
+		if (index($0, pat) && (leaf == "" || index(f[k], leaf) == 1)) v += n }
+		END { printf "%.0f\n", v }' "$1"
+}
+
+# --- wall ----------------------------------------------------------------------------------
+out=$TMP/wall
+profiler_run wall 30 capture --pid "$JVM_PID" --question wall --duration 3 --out "$out"
+c=$out/profile.collapsed
+nap=$(value "$c" JavaWork.napLoop) nap_off=$(value "$c" JavaWork.napLoop "[off-CPU")
+hold=$(value "$c" JavaWork.holdLock) hold_futex=$(value "$c" JavaWork.holdLock "[off-CPU: futex")
+mix_on=$(value "$c" "JavaWork.spinLoop;JavaWork.mixStep" JavaWork.mixStep)
+log "wall: napLoop $nap ns ($nap_off off-CPU), holdLock $hold ns ($hold_futex on a futex), mixStep on CPU $mix_on ns"
+[ "$nap" -gt 0 ] && [ $((nap_off * 100)) -ge $((nap * 90)) ] || fail "wall: the sleeper is not off-CPU under napLoop"
+[ "$hold" -gt 0 ] && [ $((hold_futex * 100)) -ge $((hold * 20)) ] || fail "wall: holdLock does not wait on its monitor"
+[ "$mix_on" -gt 1000000000 ] || fail "wall: mixStep ran $mix_on ns on the CPU"
+grep -q "The JVM's own threads" "$TMP/wall.stdout" || fail "wall: no note on the JVM's own threads"
+check_tmp "$before" wall
+
+# --- locks ---------------------------------------------------------------------------------
+out=$TMP/locks
+profiler_run locks 30 capture --pid "$JVM_PID" --question locks --duration 3 --out "$out"
+answer=$(json_get "$out/summary.json" "d['answer']")
+log "locks: $answer"
+case $answer in *JavaWork.holdLock*) ;; *) fail "locks: the answer does not name holdLock: $answer" ;; esac
+check_tmp "$before" locks
+
+# --- the whole server: Java, Python and native code ------------------------------------------
+python3_start /usr/bin/python3.11 "$LIB_DIR/../workloads/python/nested.py" 40 ||
+	fail "no /usr/bin/python3.11"
+bg_start "$(workload spin)" 40
+out=$TMP/server
+profiler_run server 30 capture --server --question cpu --duration 3 --out "$out"
+c=$out/profile.collapsed
+for fn in JavaWork.mixStep hot_leaf checkout_loop; do
+	v=$(value "$c" "$fn")
+	log "server: $fn in $v samples"
+	[ "$v" -ge 20 ] || fail "server: $fn in $v samples"
+done
+"$PYTHON" - "$out/flamegraph.html" <<'PYEOF' || fail "server: the flame graph's languages are wrong"
+import json, re, sys
+html = open(sys.argv[1]).read()
+d = json.loads(re.search(r'id="fg-data">(.*?)</script>', html, re.S).group(1))
+names, langs = d["names"], d["langs"]
+found = {}
+def walk(n):
+    name, lang = names[n[0]], langs[n[2]]
+    found.setdefault(name, set()).add(lang)
+    for c in (n[3] if len(n) > 3 else []):
+        walk(c)
+walk(d["tree"])
+for fn, want in (("JavaWork.mixStep", "java"), ("hot_leaf", "python"), ("checkout_loop", "native")):
+    print("  %s: %s" % (fn, sorted(found.get(fn, []))), file=sys.stderr)
+    if found.get(fn) != {want}:
+        sys.exit(1)
+PYEOF
+check_tmp "$before" server
+jvm_stop
+log "ok"
