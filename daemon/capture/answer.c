@@ -44,11 +44,21 @@ const char *answer_target_who(const struct capture_opts *o, const struct answer_
 /* "spinner running 98% in spin_forever" / "sleeper waiting 99% in clock_nanosleep, from nap" */
 static int describe_thread(const struct capture_thread *t, char *buf, size_t size)
 {
+	const char *name = t->java_name[0] ? t->java_name : t->name;
+	int n;
+
 	if (t->running + t->runnable >= t->waiting)
-		return snprintf(buf, size, "%s running %.0f%% of the time, in %s", t->name,
-				t->running + t->runnable, t->function);
-	return snprintf(buf, size, "%s waiting %.0f%% of the time in %s, from %s", t->name,
-			t->waiting, t->nwaits ? t->waits[0].reason : "the kernel", t->function);
+		n = snprintf(buf, size, "%s running %.0f%% of the time, in %s", name,
+			     t->running + t->runnable, t->function);
+	else
+		n = snprintf(buf, size, "%s waiting %.0f%% of the time in %s, from %s", name,
+			     t->waiting, t->nwaits ? t->waits[0].reason : "the kernel",
+			     t->function);
+	/* a Java thread: what the JVM says of it */
+	if (t->java_state[0] && n >= 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - (size_t)n, " (Java: %s%s%s)", t->java_state,
+			      t->java_lock[0] ? ", " : "", t->java_lock);
+	return n;
 }
 
 static int cmp_thread_busy(const void *a, const void *b)

@@ -19,6 +19,7 @@
 #include "daemon/capture/go_source.h"
 #include "daemon/capture/preflight.h"
 #include "daemon/capture/jvmframes.h"
+#include "daemon/capture/jvmthreads.h"
 #include "daemon/capture/pyframes.h"
 #include "daemon/capture/summary.h"
 #include "profile/collapsed.h"
@@ -611,6 +612,8 @@ static int conclude(struct capture *c, char *err, size_t size)
 		if (!r->threads)
 			return fail(err, size, -ENOMEM, "");
 		r->nthreads = frames__collect_threads(c->frames, e, n, r->threads);
+		if (c->jvm)
+			jvmthreads_join(c->opts->proc_root, c->jvm, r->threads, r->nthreads, r);
 	}
 	ret = report__new(c->prof, NULL, &r->report);
 	if (ret)

@@ -15,6 +15,7 @@
 #include "runtimes/detect.h"
 #include "runtimes/detect_cache.h"
 #include "runtimes/go/go_pprof.h"
+#include "runtimes/jvm/jvm_vmstructs.h"
 #include "runtimes/languages.h"
 
 #define MAX_RUNTIME_GROUPS 32
@@ -24,6 +25,11 @@
 static const char python_memory_reason[] =
 	"memory in use is read from the runtime's own profiler, which Python does not offer to "
 	"an outside tool; use Where memory grows (memory-growth) instead";
+
+static const char jvm_memory_reason[] =
+	"memory in use of a Java program is read from the JVM's own profilers (async-profiler "
+	"or JFR), which this build does not drive yet; use Where memory grows (memory-growth) "
+	"instead";
 
 static const char no_go_reason[] =
 	"memory in use is read from a runtime's own profiler (Go's heap profile), and the target "
@@ -41,6 +47,9 @@ const char *check_question_reason(enum question q, enum target_kind kind, unsign
 		       "time; capture it from the Service instead";
 	if ((q == Q_MEMORY_HELD || q == Q_MEMORY_ALLOC) && (runtimes & (1u << RUNTIME_PYTHON)))
 		return python_memory_reason;
+	if ((q == Q_MEMORY_HELD || q == Q_MEMORY_ALLOC) && !(runtimes & (1u << RUNTIME_GO)) &&
+	    (runtimes & (1u << RUNTIME_JVM)))
+		return jvm_memory_reason;
 	if (!qi->implemented)
 		return "not available in this build yet";
 	/* Go programs wait on a sync.Mutex in the Go scheduler, not in the kernel: for a target
@@ -168,6 +177,8 @@ static char *render_text(json_t *doc)
 	json_array_foreach(json_object_get(doc, "questions"), i, q) {
 		const char *reason = json_string_value(json_object_get(q, "reason"));
 
+		if (!reason)
+			reason = json_string_value(json_object_get(q, "note"));
 		fprintf(f, "  %-14s %-38s %s%s%s\n", json_string_value(json_object_get(q, "id")),
 			json_string_value(json_object_get(q, "text")),
 			json_is_true(json_object_get(q, "available")) ? "available" : "unavailable",
@@ -185,11 +196,30 @@ static char *render_text(json_t *doc)
 /* What check found about the target's processes. */
 struct check_scan {
 	struct rt_group groups[MAX_RUNTIME_GROUPS];
-	size_t ngroups, ngo;
+	size_t ngroups, ngo, njvm;
 	unsigned int seen; /* bit per enum runtime_kind, plus CHECK_GO_PPROF */
 	char go_missing[320];
+	uint32_t jvm_no_attach; /* a JVM started with -XX:+DisableAttachMechanism, 0 if none */
 	json_t *procs, *gop;
 };
+
+/* Most JVMs whose attach flag check reads (each costs a VMStructs read, ~30 ms). */
+#define CHECK_MAX_JVM_PROBES 8
+
+/* A JVM whose attach mechanism is off still gets every eBPF question, but `threads` has no
+ * Java thread states (they come from Thread.print through the attach protocol). */
+static void scan_jvm(uint32_t pid, struct check_scan *sc)
+{
+	struct jvm_vmstructs *vs = NULL;
+	bool off = false;
+
+	if (sc->jvm_no_attach || jvm_vmstructs__open(pid, &vs))
+		return;
+	if (!jvm_vmstructs__flag_bool(vs, jvm_read_process, &pid, "DisableAttachMechanism", &off) &&
+	    off)
+		sc->jvm_no_attach = pid;
+	jvm_vmstructs__free(vs);
+}
 
 /* A Go program's own profiles (memory, goroutines, mutexes) come from its net/http/pprof, found
  * inside its network namespace. */
@@ -233,6 +263,9 @@ static void scan_processes(const struct check_opts *o, const uint32_t *pids, siz
 		if (ri.kind == RUNTIME_GO && o->target.kind != TARGET_SERVER &&
 		    sc->ngo++ < CHECK_MAX_GO_PROBES)
 			scan_go(o, pids[i], sc);
+		if (ri.kind == RUNTIME_JVM && o->target.kind != TARGET_SERVER &&
+		    sc->njvm++ < CHECK_MAX_JVM_PROBES)
+			scan_jvm(pids[i], sc);
 		add_group(sc->groups, &sc->ngroups, &ri);
 		json_array_append_new(sc->procs,
 				      json_pack("{s:I, s:s, s:s, s:s}", "pid", (json_int_t)pids[i],
@@ -261,10 +294,24 @@ static json_t *runtimes_json(const struct check_scan *sc)
 	return rts;
 }
 
+/* What an available question will lack, or NULL. */
+static const char *question_note(enum question q, const struct check_scan *sc, char *buf,
+				 size_t size)
+{
+	if (q != Q_THREADS || !sc->jvm_no_attach)
+		return NULL;
+	snprintf(buf, size,
+		 "without Java thread states: the JVM in process %u disables the attach "
+		 "mechanism (-XX:+DisableAttachMechanism), so its threads show their eBPF "
+		 "stacks only",
+		 sc->jvm_no_attach);
+	return buf;
+}
+
 static json_t *questions_json(const struct check_opts *o, const struct check_scan *sc, bool ready)
 {
 	json_t *qs = json_array();
-	char why_buf[768];
+	char why_buf[768], note_buf[256];
 	size_t i;
 
 	for (i = 0; i < Q_COUNT; i++) {
@@ -274,9 +321,11 @@ static json_t *questions_json(const struct check_opts *o, const struct check_sca
 								 sc->go_missing, why_buf,
 								 sizeof(why_buf));
 
-		json_array_append_new(qs,
-				      json_pack("{s:s, s:s, s:b, s:s*}", "id", qi->id, "text",
-						qi->text, "available", why == NULL, "reason", why));
+		json_array_append_new(
+			qs,
+			json_pack("{s:s, s:s, s:b, s:s*, s:s*}", "id", qi->id, "text", qi->text,
+				  "available", why == NULL, "reason", why, "note",
+				  why ? NULL : question_note(i, sc, note_buf, sizeof(note_buf))));
 	}
 	return qs;
 }

@@ -51,6 +51,11 @@ struct capture_thread {
 	} waits[4];
 	size_t nwaits;
 	char function[256]; /* its dominant function */
+	/* a Java thread (daemon/capture/jvmthreads.h): from the JVM's own thread dump, "" else */
+	char java_name[128];  /* its Java name, whole */
+	char java_state[96];  /* "BLOCKED (on object monitor)" */
+	char java_lock[200];  /* "waiting to lock java.lang.Object <0x...>" or "holds ..." */
+	char java_frame[352]; /* its innermost Java frame: "JavaWork.holdLock (JavaWork.java:54)" */
 };
 
 struct capture_result {

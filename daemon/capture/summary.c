@@ -83,6 +83,20 @@ static json_t *groups_json(const struct report *r)
 	return arr;
 }
 
+/* A Java thread's row from its JVM's thread dump (daemon/capture/jvmthreads.h), or null. */
+static json_t *java_json(const struct capture_thread *t)
+{
+	char nb[sizeof(t->java_name)], sb[sizeof(t->java_state)], lb[sizeof(t->java_lock)];
+	char fb[sizeof(t->java_frame)];
+
+	if (!t->java_state[0] && !t->java_name[0])
+		return json_null();
+	return json_pack("{s:s, s:s, s:s, s:s}", "name", utf8(t->java_name, nb, sizeof(nb)),
+			 "state", utf8(t->java_state, sb, sizeof(sb)), "lock",
+			 utf8(t->java_lock, lb, sizeof(lb)), "frame",
+			 utf8(t->java_frame, fb, sizeof(fb)));
+}
+
 static json_t *threads_json(const struct capture_result *r)
 {
 	json_t *arr = json_array(), *waits;
@@ -99,18 +113,17 @@ static json_t *threads_json(const struct capture_result *r)
 					      json_pack("{s:s, s:f}", "reason",
 							utf8(t->waits[j].reason, rb, sizeof(rb)),
 							"share", round1(t->waits[j].share)));
-		json_array_append_new(arr,
-				      json_pack("{s:I, s:I, s:s, s:s, s:s, s:f, s:f, s:f, s:o, "
-						"s:s}",
-						"tid", (json_int_t)t->tid, "pid",
-						(json_int_t)t->pid, "name",
-						utf8(t->name, nb, sizeof(nb)), "process",
-						utf8(t->process, pb, sizeof(pb)), "owner",
-						utf8(t->owner, ob, sizeof(ob)), "running",
-						round1(t->running), "runnable", round1(t->runnable),
-						"waiting", round1(t->waiting), "waits",
-						waits ? waits : json_array(), "function",
-						utf8(t->function, fb, sizeof(fb))));
+		json_array_append_new(
+			arr,
+			json_pack("{s:I, s:I, s:s, s:s, s:s, s:f, s:f, s:f, s:o, "
+				  "s:s, s:o}",
+				  "tid", (json_int_t)t->tid, "pid", (json_int_t)t->pid, "name",
+				  utf8(t->name, nb, sizeof(nb)), "process",
+				  utf8(t->process, pb, sizeof(pb)), "owner",
+				  utf8(t->owner, ob, sizeof(ob)), "running", round1(t->running),
+				  "runnable", round1(t->runnable), "waiting", round1(t->waiting),
+				  "waits", waits ? waits : json_array(), "function",
+				  utf8(t->function, fb, sizeof(fb)), "java", java_json(t)));
 	}
 	return arr ? arr : json_array();
 }

@@ -23,132 +23,45 @@
 #include "bpf/unwind.h"
 #include "runtimes/jvm/jvm_names.h"
 #include "runtimes/jvm/jvm_scopes.h"
+#include "tests/unit/jvm_image.h"
 
 #define BASE 0x10000ull
 #define SPAN (1u << 20)
 #define PATCHABLE (64u << 10)
-#define CM_SIZE 48
-#define CP_SIZE 32
+#define CM_SIZE JVM_IMG_CM_SIZE
+#define CP_SIZE JVM_IMG_CP_SIZE
 #define NM_HEAD 512
 #define NM_CODE 0x100
 #define CID 42
 
-static uint8_t tpl[PATCHABLE];
-static uint8_t *mem; /* SPAN bytes */
-static size_t used;
+static struct img *tpl; /* PATCHABLE bytes, built once */
+static struct img *run; /* SPAN bytes, the template patched by the input */
 static struct jvm_hotspot hs17, hs25;
 static uint64_t m_outer, code_outer, nm17, nm25, stub_blob;
-
-static int mem_read(void *ctx, uint64_t addr, void *buf, size_t n)
-{
-	(void)ctx;
-	if (addr < BASE || addr - BASE > SPAN || n > SPAN - (addr - BASE))
-		return -EFAULT;
-	memcpy(buf, mem + (addr - BASE), n);
-	return 0;
-}
-
-static uint64_t alloc(size_t n)
-{
-	uint64_t at = BASE + used;
-
-	used += (n + 15) & ~(size_t)15;
-	if (used > PATCHABLE)
-		abort();
-	return at;
-}
-
-static void wr(uint64_t addr, const void *p, size_t n)
-{
-	memcpy(tpl + (addr - BASE), p, n);
-}
-
-static void w64(uint64_t a, uint64_t v) { wr(a, &v, 8); }
-static void w32(uint64_t a, uint32_t v) { wr(a, &v, 4); }
-static void w16(uint64_t a, uint16_t v) { wr(a, &v, 2); }
-
-static uint64_t cstr(const char *s)
-{
-	uint64_t at = alloc(strlen(s) + 1);
-
-	wr(at, s, strlen(s) + 1);
-	return at;
-}
-
-static uint64_t symbol(const char *s)
-{
-	size_t n = strlen(s);
-	uint64_t at = alloc(6 + n);
-
-	w16(at, (uint16_t)n);
-	wr(at + 6, s, n);
-	return at;
-}
 
 static const uint8_t lines[] = { 0 << 3 | 3, 5 << 3 | 4, 0xff, 4, 6, 0 };
 
 static uint64_t method(const char *klass, const char *name, uint16_t code_size, uint64_t *code)
 {
-	uint64_t k = alloc(24), cp = alloc(CP_SIZE + 8 * 3), cm, m;
+	uint64_t k = img_alloc(tpl, 24), cp = img_alloc(tpl, CP_SIZE + 8 * 3), cm, m;
 	size_t total = (CM_SIZE + code_size + sizeof(lines) + 7) & ~(size_t)7;
 
-	w64(k + 16, symbol(klass));
-	w64(cp + 8, k);
-	w16(cp + 16, 2);
-	w64(cp + CP_SIZE + 8, symbol(name));
-	w64(cp + CP_SIZE + 16, symbol("Cls.java"));
-	cm = alloc(total);
-	w64(cm + 8, cp);
-	w16(cm + 16, 1);
-	w16(cm + 18, code_size);
-	w16(cm + 20, 1);
-	w32(cm + 24, (uint32_t)(total / 8));
-	wr(cm + CM_SIZE + code_size, lines, sizeof(lines));
-	m = alloc(16);
-	w64(m + 8, cm);
+	img_w64(tpl, k + 16, img_symbol(tpl, klass));
+	img_w64(tpl, cp + 8, k);
+	img_w16(tpl, cp + 16, 2);
+	img_w64(tpl, cp + CP_SIZE + 8, img_symbol(tpl, name));
+	img_w64(tpl, cp + CP_SIZE + 16, img_symbol(tpl, "Cls.java"));
+	cm = img_alloc(tpl, total);
+	img_w64(tpl, cm + 8, cp);
+	img_w16(tpl, cm + 16, 1);
+	img_w16(tpl, cm + 18, code_size);
+	img_w16(tpl, cm + 20, 1);
+	img_w32(tpl, cm + 24, (uint32_t)(total / 8));
+	img_wr(tpl, cm + CM_SIZE + code_size, lines, sizeof(lines));
+	m = img_alloc(tpl, 16);
+	img_w64(tpl, m + 8, cm);
 	*code = cm + CM_SIZE;
 	return m;
-}
-
-static void hs_set(struct jvm_hotspot *hs, enum jvm_hs id, uint64_t v)
-{
-	hs->val[id] = v;
-	hs->found |= 1ull << id;
-}
-
-static void hs_init(struct jvm_hotspot *hs, bool jdk25)
-{
-	hs_set(hs, JVM_HS_METHOD_CONSTMETHOD, 8);
-	hs_set(hs, JVM_HS_CONSTMETHOD_CONSTANTS, 8);
-	hs_set(hs, JVM_HS_CONSTMETHOD_NAME_INDEX, 16);
-	hs_set(hs, JVM_HS_CONSTMETHOD_CODE_SIZE, 18);
-	hs_set(hs, JVM_HS_CONSTMETHOD_FLAGS, 20);
-	hs_set(hs, JVM_HS_CONSTMETHOD_TOTAL, 24);
-	hs_set(hs, JVM_HS_CONSTMETHOD_SIZE, CM_SIZE);
-	hs_set(hs, JVM_HS_CONSTANTPOOL_HOLDER, 8);
-	hs_set(hs, JVM_HS_CONSTANTPOOL_SOURCE_FILE, 16);
-	hs_set(hs, JVM_HS_CONSTANTPOOL_SIZE, CP_SIZE);
-	hs_set(hs, JVM_HS_KLASS_NAME, 16);
-	hs_set(hs, JVM_HS_SYMBOL_LENGTH, 0);
-	hs_set(hs, JVM_HS_SYMBOL_BODY, 6);
-	hs_set(hs, JVM_HS_CODEBLOB_NAME, 8);
-	hs_set(hs, JVM_HS_CODEBLOB_CODE, 16);
-	hs_set(hs, JVM_HS_NMETHOD_COMPILE_ID, 24);
-	hs_set(hs, JVM_HS_NMETHOD_METHOD, 32);
-	hs_set(hs, JVM_HS_NMETHOD_SCOPES_PCS, 48);
-	if (!jdk25) {
-		hs_set(hs, JVM_HS_NMETHOD_SCOPES_DATA, 40);
-		hs_set(hs, JVM_HS_NMETHOD_DEPENDENCIES, 52);
-		hs_set(hs, JVM_HS_NMETHOD_METADATA_OFFSET, 56);
-		return;
-	}
-	hs_set(hs, JVM_HS_NMETHOD_IMMUTABLE, 64);
-	hs_set(hs, JVM_HS_NMETHOD_IMMUTABLE_SIZE, 72);
-	hs_set(hs, JVM_HS_NMETHOD_SCOPES_DATA, 80);
-	hs_set(hs, JVM_HS_CODEBLOB_MUTABLE, 88);
-	hs_set(hs, JVM_HS_CODEBLOB_RELOCATION_SIZE, 96);
-	hs_set(hs, JVM_HS_CODEBLOB_MUTABLE_SIZE, 100);
-	hs->is_offset |= 1ull << JVM_HS_NMETHOD_SCOPES_DATA | 1ull << JVM_HS_CODEBLOB_CODE;
 }
 
 /* Scopes data (JDK 17 bytes, or + 1 from JDK 20): pad, outer at bci 6 (1), outer at bci 2 (4),
@@ -172,56 +85,57 @@ static void build(void)
 	int32_t pcs[4][4];
 	uint8_t sd[16];
 
-	mem = calloc(1, SPAN);
-	if (!mem)
+	tpl = img_new(BASE, PATCHABLE, false);
+	run = img_new(BASE, SPAN, true);
+	if (!tpl || !run)
 		abort();
-	hs_init(&hs17, false);
-	hs_init(&hs25, true);
-	alloc(64);
+	hs_init_names(&hs17, false);
+	hs_init_names(&hs25, true);
+	img_alloc(tpl, 64);
 	m_outer = method("pkg/Cls$$Lambda+0x0000000800c01000", "outer", 32, &code_outer);
 	m_inner = method("pkg/Inner", "inner", 8, &code_inner);
 	meta[0] = m_outer;
 	meta[1] = m_inner;
-	name = cstr("nmethod");
+	name = img_cstr(tpl, "nmethod");
 
 	/* JDK 17: [head | code] metadata, scopes data, PcDescs */
-	nm17 = alloc(NM_HEAD + 256);
-	w64(nm17 + 8, name);
-	w64(nm17 + 16, nm17 + NM_CODE);
-	w32(nm17 + 24, CID);
-	w64(nm17 + 32, m_outer);
+	nm17 = img_alloc(tpl, NM_HEAD + 256);
+	img_w64(tpl, nm17 + 8, name);
+	img_w64(tpl, nm17 + 16, nm17 + NM_CODE);
+	img_w32(tpl, nm17 + 24, CID);
+	img_w64(tpl, nm17 + 32, m_outer);
 	regions(sd, pcs, 0);
-	r = alloc(sizeof(meta) + sizeof(sd) + sizeof(pcs));
-	wr(r, meta, sizeof(meta));
-	wr(r + 16, sd, sizeof(sd));
-	wr(r + 32, pcs, sizeof(pcs));
-	w64(nm17 + 40, r + 16);
-	w32(nm17 + 48, (uint32_t)(r + 32 - nm17));
-	w32(nm17 + 52, (uint32_t)(r + 32 + sizeof(pcs) - nm17));
-	w32(nm17 + 56, (uint32_t)(r - nm17));
+	r = img_alloc(tpl, sizeof(meta) + sizeof(sd) + sizeof(pcs));
+	img_wr(tpl, r, meta, sizeof(meta));
+	img_wr(tpl, r + 16, sd, sizeof(sd));
+	img_wr(tpl, r + 32, pcs, sizeof(pcs));
+	img_w64(tpl, nm17 + 40, r + 16);
+	img_w32(tpl, nm17 + 48, (uint32_t)(r + 32 - nm17));
+	img_w32(tpl, nm17 + 52, (uint32_t)(r + 32 + sizeof(pcs) - nm17));
+	img_w32(tpl, nm17 + 56, (uint32_t)(r - nm17));
 
 	/* JDK 25: immutable PcDescs + scopes data; mutable relocations (24) + metadata */
-	nm25 = alloc(NM_HEAD + 256);
-	w64(nm25 + 8, name);
-	w32(nm25 + 16, NM_CODE);
-	w32(nm25 + 24, CID);
-	w64(nm25 + 32, m_outer);
+	nm25 = img_alloc(tpl, NM_HEAD + 256);
+	img_w64(tpl, nm25 + 8, name);
+	img_w32(tpl, nm25 + 16, NM_CODE);
+	img_w32(tpl, nm25 + 24, CID);
+	img_w64(tpl, nm25 + 32, m_outer);
 	regions(sd, pcs, 1);
-	r = alloc(sizeof(pcs) + sizeof(sd));
-	wr(r, pcs, sizeof(pcs));
-	wr(r + sizeof(pcs), sd, sizeof(sd));
-	mut = alloc(24 + sizeof(meta));
-	wr(mut + 24, meta, sizeof(meta));
-	w64(nm25 + 64, r);
-	w32(nm25 + 72, sizeof(pcs) + sizeof(sd));
-	w32(nm25 + 48, 0);
-	w32(nm25 + 80, sizeof(pcs));
-	w64(nm25 + 88, mut);
-	w32(nm25 + 96, 24);
-	w32(nm25 + 100, 24 + sizeof(meta));
+	r = img_alloc(tpl, sizeof(pcs) + sizeof(sd));
+	img_wr(tpl, r, pcs, sizeof(pcs));
+	img_wr(tpl, r + sizeof(pcs), sd, sizeof(sd));
+	mut = img_alloc(tpl, 24 + sizeof(meta));
+	img_wr(tpl, mut + 24, meta, sizeof(meta));
+	img_w64(tpl, nm25 + 64, r);
+	img_w32(tpl, nm25 + 72, sizeof(pcs) + sizeof(sd));
+	img_w32(tpl, nm25 + 48, 0);
+	img_w32(tpl, nm25 + 80, sizeof(pcs));
+	img_w64(tpl, nm25 + 88, mut);
+	img_w32(tpl, nm25 + 96, 24);
+	img_w32(tpl, nm25 + 100, 24 + sizeof(meta));
 
-	stub_blob = alloc(NM_HEAD);
-	w64(stub_blob + 8, cstr("StubRoutines (1)"));
+	stub_blob = img_alloc(tpl, NM_HEAD);
+	img_w64(tpl, stub_blob + 8, img_cstr(tpl, "StubRoutines (1)"));
 }
 
 static void check(int ret, const struct jvm_frame *out, size_t max, uint64_t kind)
@@ -277,11 +191,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool jdk25;
 	uint16_t arg;
 
-	if (!mem)
+	if (!run)
 		build();
 	if (size < 4)
 		return 0;
-	memcpy(mem, tpl, sizeof(tpl));
+	memcpy(run->mem, tpl->mem, PATCHABLE);
 	/* what earlier inputs left past the patchable part: nothing writes there */
 	for (p = data + 4; p + 3 <= end;) {
 		size_t off = (size_t)(p[0] | p[1] << 8) % PATCHABLE, n = p[2] % 17;
@@ -291,7 +205,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			n = (size_t)(end - p);
 		if (off + n > PATCHABLE)
 			n = PATCHABLE - off;
-		memcpy(mem + off, p, n);
+		memcpy(run->mem + off, p, n);
 		p += n;
 	}
 	jdk25 = data[0] & 1;
@@ -322,7 +236,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cookie = (uint64_t)CID << 32 | NM_CODE;
 		break;
 	}
-	if (jvm_names__new(jdk25 ? &hs25 : &hs17, jdk25 ? 25 : 17, mem_read, NULL, &jn))
+	if (jvm_names__new(jdk25 ? &hs25 : &hs17, jdk25 ? 25 : 17, img_read, run, &jn))
 		abort();
 	/* twice: the second from the caches */
 	for (pass = 0; pass < 2; pass++) {

@@ -11,7 +11,8 @@
 # - Thread.print through the protocol names the program's own threads and methods;
 # - the JVM's /tmp holds no file we made afterwards (no .attach_pid*), and the JVM lives on;
 # - -XX:+DisableAttachMechanism is refused at once (read from the VMStructs flags), without a
-#   signal, and leaves nothing; a stopped JVM fails within the start bound (5 s), its trigger
+#   signal, and leaves nothing; `check` keeps cpu available and says threads lacks the Java
+#   thread states, and why; a stopped JVM fails within the start bound (5 s), its trigger
 #   file removed;
 # - -Xrs (no SIGQUIT handler: the listener starts with the JVM) is answered, and -Xrs with the
 #   listener disabled is refused at once, without a signal that would end the JVM.
@@ -85,6 +86,22 @@ sleep 0.3
 ! grep -q 'Full thread dump' "$JVM_LOG" || fail "DisableAttachMechanism: the JVM was sent SIGQUIT"
 check_tmp "$before" "DisableAttachMechanism"
 kill -0 "$JVM_PID" || fail "DisableAttachMechanism: the JVM died"
+# check: every eBPF question stays available; threads says what it lacks and why
+"$BIN" check --pid "$JVM_PID" >"$TMP/check.noattach" 2>&1 || fail "check failed: $(cat "$TMP/check.noattach")"
+grep -q '^Runtimes: JVM (Java 17)$' "$TMP/check.noattach" || fail "check: $(grep Runtimes "$TMP/check.noattach")"
+grep -q '^  threads .* available: without Java thread states: .*DisableAttachMechanism' "$TMP/check.noattach" ||
+	fail "check: threads does not say what it lacks: $(grep '^  threads' "$TMP/check.noattach")"
+grep -q '^  cpu .* available$' "$TMP/check.noattach" || fail "check: cpu is not available"
+! grep -q 'Full thread dump' "$JVM_LOG" || fail "check: the JVM was sent SIGQUIT"
+# threads: the eBPF rows stay, the note says why they have no Java states
+profiler_run noattach 30 capture --pid "$JVM_PID" --question threads --out "$TMP/noattach"
+grep -q "disabled (-XX:+DisableAttachMechanism): its threads show their eBPF stacks" \
+	"$TMP/noattach.stdout" || fail "threads: no note on the disabled attach mechanism"
+[ "$(json_get "$TMP/noattach/summary.json" "len(d['threads'])")" -gt 5 ] || fail "threads: no rows"
+[ "$(json_get "$TMP/noattach/summary.json" "len([t for t in d['threads'] if t['java']])")" = 0 ] ||
+	fail "threads: Java states without a thread dump"
+! grep -q 'Full thread dump' "$JVM_LOG" || fail "threads: the JVM was sent SIGQUIT"
+check_tmp "$before" "DisableAttachMechanism, threads"
 jvm_stop
 
 # --- a JVM that cannot answer (stopped): the start bound holds, the trigger is removed --------

@@ -9,6 +9,10 @@
 #   (the monitor) in a good part of its time; mixStep runs on the CPU; the JVM's own threads'
 #   waits are left out with their note;
 # - locks (3 s, --pid): the answer names JavaWork.holdLock;
+# - threads (--pid): every Java thread joined to its OS thread from the JVM's own thread dump
+#   (through the attach protocol): compute RUNNABLE in mixStep, sleeper TIMED_WAITING
+#   (sleeping), one contender BLOCKED waiting for the monitor the other holds; the answer says
+#   so; nothing is left in the JVM's /tmp;
 # - cpu of the whole server (3 s) with that JVM, a CPython (nested.py) and a native program
 #   (spin) running: JavaWork.mixStep, hot_leaf and checkout_loop are each named, and in the
 #   flame graph JavaWork.mixStep is a java box, hot_leaf a python one.
@@ -54,6 +58,36 @@ answer=$(json_get "$out/summary.json" "d['answer']")
 log "locks: $answer"
 case $answer in *JavaWork.holdLock*) ;; *) fail "locks: the answer does not name holdLock: $answer" ;; esac
 check_tmp "$before" locks
+
+# --- threads: the JVM's own thread dump joined to the eBPF rows --------------------------------
+out=$TMP/threads
+profiler_run threads 30 capture --pid "$JVM_PID" --question threads --out "$out"
+log "threads: $(json_get "$out/summary.json" "d['answer']")"
+"$PYTHON" - "$out/summary.json" <<'PYEOF' || fail "threads: the Java threads are wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+java = {t["java"]["name"]: t for t in d["threads"] if t.get("java")}
+def want(cond, what):
+    if not cond:
+        print("  threads: %s; java rows: %s" % (what, {k: v["java"] for k, v in java.items()}),
+              file=sys.stderr)
+        sys.exit(1)
+want({"compute", "sleeper", "contender-1", "contender-2", "main"} <= set(java), "a thread is missing")
+want(java["compute"]["java"]["state"] == "RUNNABLE", "compute is not RUNNABLE")
+want(java["compute"]["function"] == "JavaWork.mixStep", "compute is not in mixStep")
+want(java["sleeper"]["java"]["state"] == "TIMED_WAITING (sleeping)", "sleeper is not sleeping")
+c = [java["contender-1"]["java"], java["contender-2"]["java"]]
+blocked = [j for j in c if j["state"] == "BLOCKED (on object monitor)"]
+want(len(blocked) == 1 and blocked[0]["lock"].startswith("waiting for java.lang.Object <0x"),
+     "no contender BLOCKED on the monitor")
+held = [j for j in c if j["lock"].startswith("holds java.lang.Object")]
+want(len(held) == 1 and held[0]["lock"][len("holds "):] == blocked[0]["lock"][len("waiting for "):],
+     "the other contender does not hold that monitor")
+want(blocked[0]["frame"].startswith("JavaWork.holdLock (JavaWork.java:"), "BLOCKED not in holdLock")
+want(all(t["tid"] != t["pid"] or t["name"] for t in d["threads"]), "a row without a name")
+want("BLOCKED (on object monitor)" in d["answer"], "the answer does not say who is blocked")
+PYEOF
+check_tmp "$before" threads
 
 # --- the whole server: Java, Python and native code ------------------------------------------
 python3_start /usr/bin/python3.11 "$LIB_DIR/../workloads/python/nested.py" 40 ||

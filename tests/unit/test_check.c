@@ -41,6 +41,10 @@ static const char not_yet[] = "not available in this build yet";
 static const char no_go[] =
 	"memory in use is read from a runtime's own profiler (Go's heap profile), and the target "
 	"runs no Go program; use Where memory grows (memory-growth) instead";
+static const char jvm_memory[] =
+	"memory in use of a Java program is read from the JVM's own profilers (async-profiler "
+	"or JFR), which this build does not drive yet; use Where memory grows (memory-growth) "
+	"instead";
 static const char go_no_pprof[] =
 	"memory in use is read from the Go program's own profiler, so the program must serve "
 	"net/http/pprof on a local port, and it does not (process 12: it listens on no TCP port); "
@@ -101,10 +105,12 @@ static void test_question_reason(void **state)
 		{ Q_MEMORY_ALLOC, TARGET_UNIT, GO | NATIVE, go_no_pprof },
 		{ Q_MEMORY_HELD, TARGET_SERVER, GOPP, not_server },
 		{ Q_MEMORY_HELD, TARGET_PIDS, GOPP | PY, python_memory },
-		/* no Go program at all (the JVM and Node.js are not read yet) */
+		/* no Go program at all; a JVM's own profilers are not driven yet */
 		{ Q_MEMORY_HELD, TARGET_SERVICE, 0, no_go },
 		{ Q_MEMORY_HELD, TARGET_SERVICE, NATIVE, no_go },
-		{ Q_MEMORY_ALLOC, TARGET_PIDS, JVM, no_go },
+		{ Q_MEMORY_ALLOC, TARGET_PIDS, JVM, jvm_memory },
+		{ Q_MEMORY_HELD, TARGET_UNIT, JVM | NATIVE, jvm_memory },
+		{ Q_MEMORY_HELD, TARGET_PIDS, JVM | GO, go_no_pprof },
 		/* locks of Go programs only: their own mutex and block profiles */
 		{ Q_LOCKS, TARGET_PIDS, GO, go_locks },
 		{ Q_LOCKS, TARGET_SERVICE, GOPP, NULL },

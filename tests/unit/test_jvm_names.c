@@ -20,85 +20,18 @@
 #include "runtimes/jvm/jvm_names.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define JVM_IMG_FAIL() fail()
+#include "tests/unit/jvm_image.h"
+
 #define BASE 0x7f0000010000ull
 #define IMG_SIZE (256u << 10)
 
-/* Our layout. Method: _constMethod 8. ConstMethod (48 bytes): _constants 8, _name_index 16,
- * _code_size 18, _flags 20, _constMethod_size 24. ConstantPool (32 bytes): _pool_holder 8,
- * _source_file_name_index 16. Klass: _name 16. Symbol: _length 0, _body 6. nmethod: _name 8,
- * code 16, _compile_id 24, _method 32; JDK 17: _scopes_data_begin 40, _scopes_pcs_offset 48,
- * _dependencies_offset 52, _metadata_offset 56; JDK 25: _immutable_data 64,
- * _immutable_data_size 72, _scopes_data_offset 80, _mutable_data 88, _relocation_size 96,
- * _mutable_data_size 100. */
-#define CM_SIZE 48
-#define CP_SIZE 32
+/* Our layout: hs_init_names() (tests/unit/jvm_image.h). */
+#define CM_SIZE JVM_IMG_CM_SIZE
+#define CP_SIZE JVM_IMG_CP_SIZE
 #define NM_HEAD 512
 #define NM_CODE 0x100 /* code start, from the nmethod */
 #define CID 42
-
-struct img {
-	uint8_t mem[IMG_SIZE];
-	size_t used;
-};
-
-static int img_read(void *ctx, uint64_t addr, void *buf, size_t n)
-{
-	const struct img *im = ctx;
-
-	(void)im->used; /* the whole image is mapped, as a page is: reads of a name overshoot */
-	if (addr < BASE || addr - BASE > IMG_SIZE || n > IMG_SIZE - (addr - BASE))
-		return -EFAULT;
-	memcpy(buf, im->mem + (addr - BASE), n);
-	return 0;
-}
-
-static uint64_t alloc(struct img *im, size_t n)
-{
-	uint64_t at = BASE + im->used;
-
-	assert_true(im->used + n <= sizeof(im->mem));
-	im->used += (n + 15) & ~(size_t)15;
-	return at;
-}
-
-static void wr(struct img *im, uint64_t addr, const void *p, size_t n)
-{
-	assert_true(addr >= BASE && addr - BASE + n <= im->used);
-	memcpy(im->mem + (addr - BASE), p, n);
-}
-
-static void w64(struct img *im, uint64_t addr, uint64_t v)
-{
-	wr(im, addr, &v, 8);
-}
-
-static void w32(struct img *im, uint64_t addr, uint32_t v)
-{
-	wr(im, addr, &v, 4);
-}
-
-static void w16(struct img *im, uint64_t addr, uint16_t v)
-{
-	wr(im, addr, &v, 2);
-}
-
-static uint64_t cstr(struct img *im, const char *s)
-{
-	uint64_t at = alloc(im, strlen(s) + 1);
-
-	wr(im, at, s, strlen(s) + 1);
-	return at;
-}
-
-static uint64_t symbol(struct img *im, const char *s)
-{
-	size_t n = strlen(s);
-	uint64_t at = alloc(im, 6 + n);
-
-	w16(im, at, (uint16_t)n);
-	wr(im, at + 6, s, n);
-	return at;
-}
 
 struct method {
 	uint64_t m, cm, code;
@@ -112,69 +45,27 @@ static struct method method(struct img *im, const char *klass, const char *name,
 			    uint16_t code_size)
 {
 	struct method r = { .code_size = code_size };
-	uint64_t k = alloc(im, 24), cp = alloc(im, CP_SIZE + 8 * 3);
+	uint64_t k = img_alloc(im, 24), cp = img_alloc(im, CP_SIZE + 8 * 3);
 	size_t total = CM_SIZE + code_size + sizeof(lines);
 
-	w64(im, k + 16, symbol(im, klass));
-	w64(im, cp + 8, k);
-	w16(im, cp + 16, file ? 2 : 0);
-	w64(im, cp + CP_SIZE + 8 * 1, symbol(im, name));
+	img_w64(im, k + 16, img_symbol(im, klass));
+	img_w64(im, cp + 8, k);
+	img_w16(im, cp + 16, file ? 2 : 0);
+	img_w64(im, cp + CP_SIZE + 8 * 1, img_symbol(im, name));
 	if (file)
-		w64(im, cp + CP_SIZE + 8 * 2, symbol(im, file));
+		img_w64(im, cp + CP_SIZE + 8 * 2, img_symbol(im, file));
 	total = (total + 7) & ~(size_t)7;
-	r.cm = alloc(im, total);
-	w64(im, r.cm + 8, cp);
-	w16(im, r.cm + 16, 1);
-	w16(im, r.cm + 18, code_size);
-	w16(im, r.cm + 20, 1); /* has a line number table */
-	w32(im, r.cm + 24, (uint32_t)(total / 8));
+	r.cm = img_alloc(im, total);
+	img_w64(im, r.cm + 8, cp);
+	img_w16(im, r.cm + 16, 1);
+	img_w16(im, r.cm + 18, code_size);
+	img_w16(im, r.cm + 20, 1); /* has a line number table */
+	img_w32(im, r.cm + 24, (uint32_t)(total / 8));
 	r.code = r.cm + CM_SIZE;
-	wr(im, r.code + code_size, lines, sizeof(lines));
-	r.m = alloc(im, 16);
-	w64(im, r.m + 8, r.cm);
+	img_wr(im, r.code + code_size, lines, sizeof(lines));
+	r.m = img_alloc(im, 16);
+	img_w64(im, r.m + 8, r.cm);
 	return r;
-}
-
-static void hs_set(struct jvm_hotspot *hs, enum jvm_hs id, uint64_t v)
-{
-	hs->val[id] = v;
-	hs->found |= 1ull << id;
-}
-
-static void hs_init(struct jvm_hotspot *hs, bool jdk25)
-{
-	memset(hs, 0, sizeof(*hs));
-	hs_set(hs, JVM_HS_METHOD_CONSTMETHOD, 8);
-	hs_set(hs, JVM_HS_CONSTMETHOD_CONSTANTS, 8);
-	hs_set(hs, JVM_HS_CONSTMETHOD_NAME_INDEX, 16);
-	hs_set(hs, JVM_HS_CONSTMETHOD_CODE_SIZE, 18);
-	hs_set(hs, JVM_HS_CONSTMETHOD_FLAGS, 20);
-	hs_set(hs, JVM_HS_CONSTMETHOD_TOTAL, 24);
-	hs_set(hs, JVM_HS_CONSTMETHOD_SIZE, CM_SIZE);
-	hs_set(hs, JVM_HS_CONSTANTPOOL_HOLDER, 8);
-	hs_set(hs, JVM_HS_CONSTANTPOOL_SOURCE_FILE, 16);
-	hs_set(hs, JVM_HS_CONSTANTPOOL_SIZE, CP_SIZE);
-	hs_set(hs, JVM_HS_KLASS_NAME, 16);
-	hs_set(hs, JVM_HS_SYMBOL_LENGTH, 0);
-	hs_set(hs, JVM_HS_SYMBOL_BODY, 6);
-	hs_set(hs, JVM_HS_CODEBLOB_NAME, 8);
-	hs_set(hs, JVM_HS_CODEBLOB_CODE, 16);
-	hs_set(hs, JVM_HS_NMETHOD_COMPILE_ID, 24);
-	hs_set(hs, JVM_HS_NMETHOD_METHOD, 32);
-	hs_set(hs, JVM_HS_NMETHOD_SCOPES_PCS, 48);
-	if (!jdk25) {
-		hs_set(hs, JVM_HS_NMETHOD_SCOPES_DATA, 40);
-		hs_set(hs, JVM_HS_NMETHOD_DEPENDENCIES, 52);
-		hs_set(hs, JVM_HS_NMETHOD_METADATA_OFFSET, 56);
-		return;
-	}
-	hs_set(hs, JVM_HS_NMETHOD_IMMUTABLE, 64);
-	hs_set(hs, JVM_HS_NMETHOD_IMMUTABLE_SIZE, 72);
-	hs_set(hs, JVM_HS_NMETHOD_SCOPES_DATA, 80);
-	hs_set(hs, JVM_HS_CODEBLOB_MUTABLE, 88);
-	hs_set(hs, JVM_HS_CODEBLOB_RELOCATION_SIZE, 96);
-	hs_set(hs, JVM_HS_CODEBLOB_MUTABLE_SIZE, 100);
-	hs->is_offset |= 1ull << JVM_HS_NMETHOD_SCOPES_DATA | 1ull << JVM_HS_CODEBLOB_CODE;
 }
 
 /*
@@ -207,10 +98,10 @@ static void world_init(struct world *w, bool jdk25, const char *outer_klass)
 
 	memset(w, 0, sizeof(*w));
 	w->jdk25 = jdk25;
-	w->im = calloc(1, sizeof(*w->im));
+	w->im = img_new(BASE, IMG_SIZE, true); /* reads of a name overshoot */
 	assert_non_null(w->im);
-	hs_init(&w->hs, jdk25);
-	alloc(w->im, 64); /* nothing at BASE */
+	hs_init_names(&w->hs, jdk25);
+	img_alloc(w->im, 64); /* nothing at BASE */
 	w->outer = method(w->im, outer_klass, "outer", "Cls.java", 32);
 	w->inner = method(w->im, "pkg/Inner", "inner", "Inner.java", 8);
 	meta[0] = w->outer.m;
@@ -230,44 +121,44 @@ static void world_init(struct world *w, bool jdk25, const char *outer_klass)
 	memcpy(pcs, pcd, sizeof(pcs));
 	w->nscopes = n;
 
-	name = cstr(w->im, "nmethod");
-	w->nm = alloc(w->im, NM_HEAD + 256);
-	w64(w->im, w->nm + 8, name);
-	w32(w->im, w->nm + 24, CID);
-	w64(w->im, w->nm + 32, w->outer.m);
+	name = img_cstr(w->im, "nmethod");
+	w->nm = img_alloc(w->im, NM_HEAD + 256);
+	img_w64(w->im, w->nm + 8, name);
+	img_w32(w->im, w->nm + 24, CID);
+	img_w64(w->im, w->nm + 32, w->outer.m);
 	if (!jdk25) {
 		/* [head | code] metadata, scopes data, PcDescs, (dependencies) */
-		regions = alloc(w->im, sizeof(meta) + sizeof(sd) + sizeof(pcs));
-		w64(w->im, w->nm + 16, w->nm + NM_CODE);
-		wr(w->im, regions, meta, sizeof(meta));
+		regions = img_alloc(w->im, sizeof(meta) + sizeof(sd) + sizeof(pcs));
+		img_w64(w->im, w->nm + 16, w->nm + NM_CODE);
+		img_wr(w->im, regions, meta, sizeof(meta));
 		w->scopes_at = regions + sizeof(meta);
-		wr(w->im, w->scopes_at, sd, n);
-		wr(w->im, w->scopes_at + sizeof(sd), pcs, sizeof(pcs));
-		w64(w->im, w->nm + 40, w->scopes_at);
-		w32(w->im, w->nm + 48, (uint32_t)(w->scopes_at + sizeof(sd) - w->nm));
-		w32(w->im, w->nm + 52, (uint32_t)(w->scopes_at + sizeof(sd) + sizeof(pcs) - w->nm));
-		w32(w->im, w->nm + 56, (uint32_t)(regions - w->nm));
+		img_wr(w->im, w->scopes_at, sd, n);
+		img_wr(w->im, w->scopes_at + sizeof(sd), pcs, sizeof(pcs));
+		img_w64(w->im, w->nm + 40, w->scopes_at);
+		img_w32(w->im, w->nm + 48, (uint32_t)(w->scopes_at + sizeof(sd) - w->nm));
+		img_w32(w->im, w->nm + 52, (uint32_t)(w->scopes_at + sizeof(sd) + sizeof(pcs) - w->nm));
+		img_w32(w->im, w->nm + 56, (uint32_t)(regions - w->nm));
 		/* the scopes data end where the PcDescs begin: the tail of sd[] is padding 0 */
 		w->nscopes = sizeof(sd);
 	} else {
 		/* immutable: PcDescs, scopes data; mutable: relocations (24 bytes), metadata */
-		regions = alloc(w->im, sizeof(pcs) + n);
-		mut = alloc(w->im, 24 + sizeof(meta));
-		w32(w->im, w->nm + 16, NM_CODE);
-		wr(w->im, regions, pcs, sizeof(pcs));
+		regions = img_alloc(w->im, sizeof(pcs) + n);
+		mut = img_alloc(w->im, 24 + sizeof(meta));
+		img_w32(w->im, w->nm + 16, NM_CODE);
+		img_wr(w->im, regions, pcs, sizeof(pcs));
 		w->scopes_at = regions + sizeof(pcs);
-		wr(w->im, w->scopes_at, sd, n);
-		wr(w->im, mut + 24, meta, sizeof(meta));
-		w64(w->im, w->nm + 64, regions);
-		w32(w->im, w->nm + 72, (uint32_t)(sizeof(pcs) + n));
-		w32(w->im, w->nm + 48, 0);
-		w32(w->im, w->nm + 80, sizeof(pcs));
-		w64(w->im, w->nm + 88, mut);
-		w32(w->im, w->nm + 96, 24);
-		w32(w->im, w->nm + 100, 24 + sizeof(meta));
+		img_wr(w->im, w->scopes_at, sd, n);
+		img_wr(w->im, mut + 24, meta, sizeof(meta));
+		img_w64(w->im, w->nm + 64, regions);
+		img_w32(w->im, w->nm + 72, (uint32_t)(sizeof(pcs) + n));
+		img_w32(w->im, w->nm + 48, 0);
+		img_w32(w->im, w->nm + 80, sizeof(pcs));
+		img_w64(w->im, w->nm + 88, mut);
+		img_w32(w->im, w->nm + 96, 24);
+		img_w32(w->im, w->nm + 100, 24 + sizeof(meta));
 	}
-	w->stub = alloc(w->im, NM_HEAD);
-	w64(w->im, w->stub + 8, cstr(w->im, "StubRoutines (1)"));
+	w->stub = img_alloc(w->im, NM_HEAD);
+	img_w64(w->im, w->stub + 8, img_cstr(w->im, "StubRoutines (1)"));
 }
 
 static uint64_t word(uint64_t kind, uint64_t addr)
@@ -411,12 +302,12 @@ static void frame_rows(int set)
 			ck = cookie(CID + 1, 0x20, false);
 			break;
 		case NC_NOT_NMETHOD:
-			w64(w.im, w.nm + 8, cstr(w.im, "adapter"));
+			img_w64(w.im, w.nm + 8, img_cstr(w.im, "adapter"));
 			wd = word(UW_JAVA_COMPILED, w.nm);
 			ck = cookie(CID, 0x20, false);
 			break;
 		case NC_NAME_FAULT:
-			w64(w.im, w.nm + 8, 0x1000);
+			img_w64(w.im, w.nm + 8, 0x1000);
 			wd = word(UW_JAVA_COMPILED, w.nm);
 			ck = cookie(CID, 0x20, false);
 			break;
@@ -440,7 +331,7 @@ static void frame_rows(int set)
 			uint8_t three = 3;
 
 			/* the inner record's method index (after its sender) is 3 of 2 */
-			wr(w.im, w.scopes_at + 10 + 1, &three, 1);
+			img_wr(w.im, w.scopes_at + 10 + 1, &three, 1);
 			wd = word(UW_JAVA_COMPILED, w.nm);
 			ck = cookie(CID, 0x20, false);
 			break;
@@ -450,7 +341,7 @@ static void frame_rows(int set)
 			ck = 0x40;
 			break;
 		case NC_STUB_EMPTY:
-			w64(w.im, w.stub + 8, cstr(w.im, ""));
+			img_w64(w.im, w.stub + 8, img_cstr(w.im, ""));
 			wd = word(UW_JAVA_STUB, w.stub);
 			break;
 		case NC_NOT_JAVA:
@@ -467,14 +358,14 @@ static void frame_rows(int set)
 		case NC_OVERSIZE:
 			if (!r->jdk25)
 				/* _scopes_data_begin far below: [sd, pcs) is too large */
-				w64(w.im, w.nm + 40, w.scopes_at - JVM_NAMES_SCOPES_MAX - 16);
+				img_w64(w.im, w.nm + 40, w.scopes_at - JVM_NAMES_SCOPES_MAX - 16);
 			else
-				w32(w.im, w.nm + 72, JVM_NAMES_SCOPES_MAX + 4096);
+				img_w32(w.im, w.nm + 72, JVM_NAMES_SCOPES_MAX + 4096);
 			wd = word(UW_JAVA_COMPILED, w.nm);
 			ck = cookie(CID, 0x20, false);
 			break;
 		case NC_OVERSIZE_META:
-			w32(w.im, w.nm + 100, 24 + JVM_NAMES_METADATA_MAX + 8);
+			img_w32(w.im, w.nm + 100, 24 + JVM_NAMES_METADATA_MAX + 8);
 			wd = word(UW_JAVA_COMPILED, w.nm);
 			ck = cookie(CID, 0x20, false);
 			break;
@@ -551,13 +442,13 @@ static void test_new(void **state)
 	struct jvm_hotspot hs;
 
 	(void)state;
-	hs_init(&hs, false);
+	hs_init_names(&hs, false);
 	hs.found &= ~(1ull << JVM_HS_SYMBOL_BODY);
 	assert_int_equal(jvm_names__new(&hs, 17, img_read, NULL, &jn), -ENOTSUP);
-	hs_init(&hs, false);
+	hs_init_names(&hs, false);
 	hs.val[JVM_HS_KLASS_NAME] = 600; /* past the head read */
 	assert_int_equal(jvm_names__new(&hs, 17, img_read, NULL, &jn), -ENOTSUP);
-	hs_init(&hs, false);
+	hs_init_names(&hs, false);
 	hs.val[JVM_HS_CONSTMETHOD_SIZE] = 513;
 	assert_int_equal(jvm_names__new(&hs, 17, img_read, NULL, &jn), -ENOTSUP);
 	assert_null(jn);

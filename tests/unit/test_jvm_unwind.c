@@ -18,52 +18,15 @@
 #include "runtimes/jvm/jvm_unwind.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define JVM_IMG_FAIL() fail()
+#include "tests/unit/jvm_image.h"
+
 #define BASE 0x7f0000010000ull
 #define IMG_SIZE (16u << 10)
 
 /* CodeHeap: _memory at 16, _segmap at 48, _log2_segment_size at 80; VirtualSpace: low 0,
  * high 8; GrowableArray: _len 0, _data 8. */
 #define HEAP_SIZE 96
-
-struct img {
-	uint8_t mem[IMG_SIZE];
-	size_t used;
-};
-
-static int img_read(void *ctx, uint64_t addr, void *buf, size_t n)
-{
-	const struct img *im = ctx;
-
-	if (addr < BASE || addr - BASE > im->used || n > im->used - (addr - BASE))
-		return -EFAULT;
-	memcpy(buf, im->mem + (addr - BASE), n);
-	return 0;
-}
-
-static uint64_t alloc(struct img *im, size_t n)
-{
-	uint64_t at = BASE + im->used;
-
-	assert_true(im->used + n <= sizeof(im->mem));
-	im->used += (n + 7) & ~(size_t)7;
-	return at;
-}
-
-static void w64(struct img *im, uint64_t addr, uint64_t v)
-{
-	memcpy(im->mem + (addr - BASE), &v, sizeof(v));
-}
-
-static void w32(struct img *im, uint64_t addr, uint32_t v)
-{
-	memcpy(im->mem + (addr - BASE), &v, sizeof(v));
-}
-
-static void hs_set(struct jvm_hotspot *hs, enum jvm_hs id, uint64_t v)
-{
-	hs->val[id] = v;
-	hs->found |= 1ull << id;
-}
 
 static void hs_init(struct jvm_hotspot *hs, uint64_t heaps_static)
 {
@@ -147,7 +110,7 @@ static void test_build(void **state)
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(build_rows); i++) {
 		const struct build_row *r = &build_rows[i];
-		struct img *im = calloc(1, sizeof(*im));
+		struct img *im = img_new(BASE, IMG_SIZE, false);
 		uint64_t stat, arr, data, heap[8];
 		struct jvm_hotspot hs;
 		struct uw_jvm out;
@@ -156,19 +119,19 @@ static void test_build(void **state)
 
 		print_message("unwind: %s\n", r->what);
 		assert_non_null(im);
-		stat = alloc(im, 8);
-		arr = alloc(im, 16);
-		data = alloc(im, 8 * 8);
-		w64(im, stat, r->c == UW_NULL_ARRAY ? 0 : arr);
-		w32(im, arr, r->c == UW_NEG_LEN ? (uint32_t)-1 : (uint32_t)nh);
-		w64(im, arr + 8, r->c == UW_FAULT_ARRAY ? 0x1000 : data);
+		stat = img_alloc(im, 8);
+		arr = img_alloc(im, 16);
+		data = img_alloc(im, 8 * 8);
+		img_w64(im, stat, r->c == UW_NULL_ARRAY ? 0 : arr);
+		img_w32(im, arr, r->c == UW_NEG_LEN ? (uint32_t)-1 : (uint32_t)nh);
+		img_w64(im, arr + 8, r->c == UW_FAULT_ARRAY ? 0x1000 : data);
 		for (k = 0; k < nh; k++) {
-			heap[k] = alloc(im, HEAP_SIZE);
-			w64(im, data + 8 * k, heap[k]);
-			w64(im, heap[k] + 16, heap_low(k));
-			w64(im, heap[k] + 16 + 8, heap_low(k) + (64u << 20));
-			w64(im, heap[k] + 48, heap_low(k) + (200u << 20));
-			w32(im, heap[k] + 80, (uint32_t)(6 + k));
+			heap[k] = img_alloc(im, HEAP_SIZE);
+			img_w64(im, data + 8 * k, heap[k]);
+			img_w64(im, heap[k] + 16, heap_low(k));
+			img_w64(im, heap[k] + 16 + 8, heap_low(k) + (64u << 20));
+			img_w64(im, heap[k] + 48, heap_low(k) + (200u << 20));
+			img_w32(im, heap[k] + 80, (uint32_t)(6 + k));
 		}
 		hs_init(&hs, stat);
 		switch (r->c) {
@@ -182,22 +145,22 @@ static void test_build(void **state)
 			hs.found &= ~(1ull << JVM_HS_CODEHEAP_SEGMAP);
 			break;
 		case UW_LOG2_LOW:
-			w32(im, heap[0] + 80, 3);
+			img_w32(im, heap[0] + 80, 3);
 			break;
 		case UW_LOG2_HIGH:
-			w32(im, heap[2] + 80, 17);
+			img_w32(im, heap[2] + 80, 17);
 			break;
 		case UW_HIGH_EQ_LOW:
-			w64(im, heap[0] + 24, heap_low(0));
+			img_w64(im, heap[0] + 24, heap_low(0));
 			break;
 		case UW_HIGH_BELOW_LOW:
-			w64(im, heap[0] + 24, heap_low(0) - 4096);
+			img_w64(im, heap[0] + 24, heap_low(0) - 4096);
 			break;
 		case UW_TOO_LARGE:
-			w64(im, heap[0] + 24, heap_low(0) + JVM_UNWIND_HEAP_MAX + 1);
+			img_w64(im, heap[0] + 24, heap_low(0) + JVM_UNWIND_HEAP_MAX + 1);
 			break;
 		case UW_NO_SEGMAP:
-			w64(im, heap[0] + 48, 0);
+			img_w64(im, heap[0] + 48, 0);
 			break;
 		case UW_BLOB_OFF:
 			hs.val[JVM_HS_NMETHOD_COMPILE_ID] = UW_JVM_BLOB_READ - 2; /* an int past it */
@@ -209,10 +172,10 @@ static void test_build(void **state)
 			hs.val[JVM_HS_CODECACHE_HEAPS] = BASE + IMG_SIZE * 4;
 			break;
 		case UW_FAULT_HEAP:
-			w64(im, data + 8, 0x7ff000000000ull);
+			img_w64(im, data + 8, 0x7ff000000000ull);
 			break;
 		case UW_NULL_HEAP:
-			w64(im, data + 8, 0);
+			img_w64(im, data + 8, 0);
 			break;
 		}
 		memset(&out, 0xa5, sizeof(out));
@@ -258,7 +221,8 @@ static void test_each_needed(void **state)
 	};
 	struct jvm_hotspot hs;
 	struct uw_jvm out;
-	struct img im = { .used = 0 };
+	static uint8_t mem[IMG_SIZE];
+	struct img im = { .mem = mem, .cap = sizeof(mem), .base = BASE };
 	size_t i;
 
 	(void)state;
