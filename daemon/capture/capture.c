@@ -508,7 +508,8 @@ static int start_source(struct capture *c, char *err, size_t size)
 		.filter_tgids = o->target.kind != TARGET_SERVER,
 		.ksym = frames_ksym,
 		.ksym_ctx = c->frames,
-		.py = c->py, /* CPythons that start while it runs */
+		.py = c->py,   /* CPythons that start while it runs */
+		.jvm = c->jvm, /* and JVMs */
 	};
 	size_t i;
 	int ret;

@@ -149,8 +149,11 @@ int jvmframes__add(struct jvmframes *jf, uint32_t tgid)
 	if (err) {
 		jvm_names__free(p->names);
 		p->names = NULL;
-		if (err == -ESRCH || err == -EAGAIN)
-			return err == -EAGAIN ? err : 0;
+		/* starting: libjvm not mapped yet (-ENOENT), its tables or code heaps not filled */
+		if (err == -ENOENT || err == -EAGAIN)
+			return -EAGAIN;
+		if (err == -ESRCH)
+			return 0;
 		note(jf, tgid, err, &ri);
 		return 0;
 	}
@@ -250,7 +253,7 @@ void jvmframes__not_lock(struct jvmframes *jf, int64_t ns)
 
 static void note_one(const struct jvm_noted *n, struct capture_result *r)
 {
-	if (n->err == -ENOENT || n->err == -ENOTSUP)
+	if (n->err == -ENOTSUP)
 		answer_add_note(r,
 				"%s in process %u is not a HotSpot JVM the profiler can read "
 				"(OpenJ9, a native image): its frames show as native code.",

@@ -36,7 +36,8 @@ void jvmframes__free(struct jvmframes *jf);
 /*
  * Looks at process @tgid: a HotSpot JVM that can be walked is registered (returns 1); a JVM
  * that cannot is remembered for the notes (0); any other process, or one gone, returns 0;
- * -EAGAIN for a JVM still starting (no code heap yet).
+ * -EAGAIN for a JVM still starting (libjvm.so not mapped yet, its tables or code heaps not
+ * filled): ask again later.
  */
 int jvmframes__add(struct jvmframes *jf, uint32_t tgid);
 /* Every JVM in /proc (the whole server). Returns the number registered, or -errno. */

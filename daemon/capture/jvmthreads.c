@@ -109,10 +109,11 @@ static void note_failed(struct capture_result *r, uint32_t pid, int err)
 				"without Java names and states.",
 				pid, why);
 	else
-		answer_add_note(r,
-				"The JVM in process %u could not be asked for its thread dump (%s): "
-				"its threads show their eBPF stacks, without Java names and states.",
-				pid, strerror(-err));
+		answer_add_note(
+			r,
+			"The JVM in process %u could not be asked for its thread dump (%s): "
+			"its threads show their eBPF stacks, without Java names and states.",
+			pid, strerror(-err));
 }
 
 size_t jvmthreads_join(const char *proc_root, const struct jvmframes *jf, struct capture_thread *t,

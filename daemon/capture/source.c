@@ -9,6 +9,7 @@
 
 #include "bpf/python.h"
 #include "bpf/sampler.h"
+#include "daemon/capture/jvmframes.h"
 #include "daemon/capture/py_pending.h"
 #include "daemon/capture/pyframes.h"
 #include "daemon/collectors/locks.h"
@@ -36,6 +37,7 @@ struct source {
 	int python_err; /* the CPython walk could not start */
 	/* CPythons first seen while collecting (source_opts.py): looked at after the poll */
 	struct pyframes *py;
+	struct jvmframes *jvm; /* JVMs first seen while collecting, the same way */
 	source_task_fn_t on_new_task;
 	void *task_ctx;
 	struct py_pending *pending;
@@ -84,7 +86,8 @@ static int on_task(void *ctx, uint32_t tgid, uint64_t cgroup_id)
 	struct source *s = ctx;
 	int err = s->on_new_task ? s->on_new_task(s->task_ctx, tgid, cgroup_id) : 0;
 
-	if (s->pending && !s->python_err && !pyframes__bpf_of(s->py, tgid))
+	if (s->pending && ((s->py && !s->python_err && !pyframes__bpf_of(s->py, tgid)) ||
+			   (s->jvm && !jvmframes__bpf_of(s->jvm, tgid))))
 		py_pending__push(s->pending, tgid);
 	return err;
 }
@@ -183,7 +186,9 @@ int source__new(const struct source_opts *o, struct source **out)
 	s->on_new_task = o->on_new_task;
 	s->task_ctx = o->ctx;
 	s->py = o->py;
-	err = o->py ? py_pending__new(SOURCE_PY_PENDING, SOURCE_PY_TRIES, &s->pending) : 0;
+	s->jvm = o->jvm;
+	err = o->py || o->jvm ? py_pending__new(SOURCE_PY_PENDING, SOURCE_PY_TRIES, &s->pending) :
+				0;
 	if (!err)
 		err = new_collectors(s, o, hz);
 	if (err) {
@@ -247,19 +252,45 @@ int source__add_python(struct source *s, uint32_t tgid, const struct py_proc *pr
 	return -EOPNOTSUPP;
 }
 
-/* py_pending_fn_t: a process first seen while collecting; walked from now on if a CPython. */
-static int look_python(void *ctx, uint32_t tgid)
+/* A CPython first seen while collecting: walked from now on. Returns 1, 0 (not one) or -errno
+ * (-EAGAIN: ask again after the next poll). */
+static int look_python(struct source *s, uint32_t tgid)
 {
-	struct source *s = ctx;
 	int ret;
 
-	if (pyframes__bpf_of(s->py, tgid))
+	if (!s->py || s->python_err || pyframes__bpf_of(s->py, tgid))
 		return 0; /* registered meanwhile (the capture's target refresh) */
 	ret = pyframes__add(s->py, tgid);
 	if (ret <= 0)
 		return ret;
 	ret = source__add_python(s, tgid, pyframes__bpf_of(s->py, tgid));
 	return ret ? ret : 1;
+}
+
+/* The same for a HotSpot JVM. */
+static int look_jvm(struct source *s, uint32_t tgid)
+{
+	int ret;
+
+	if (!s->jvm || jvmframes__bpf_of(s->jvm, tgid))
+		return 0;
+	ret = jvmframes__add(s->jvm, tgid);
+	if (ret <= 0)
+		return ret;
+	ret = source__add_jvm(s, tgid, jvmframes__bpf_of(s->jvm, tgid));
+	return ret ? ret : 1;
+}
+
+/* py_pending_fn_t: a process first seen while collecting; walked from now on if it is a CPython
+ * or a JVM. */
+static int look_runtimes(void *ctx, uint32_t tgid)
+{
+	struct source *s = ctx;
+	int py = look_python(s, tgid), jvm = look_jvm(s, tgid);
+
+	if (py == -EAGAIN || jvm == -EAGAIN)
+		return -EAGAIN;
+	return py ? py : jvm;
 }
 
 int source__python_err(const struct source *s)
@@ -333,7 +364,7 @@ int source__poll(struct source *s, int timeout_ms)
 	else
 		err = memgrow__poll(s->memgrow, timeout_ms);
 	if (s->pending && py_pending__count(s->pending))
-		py_pending__run(s->pending, look_python, s);
+		py_pending__run(s->pending, look_runtimes, s);
 	return err;
 }
 
@@ -349,7 +380,8 @@ int source__stop(struct source *s)
 		err = memgrow__stop(s->memgrow);
 	if (s->pending) {
 		/* their events are over: what is still pending is not looked at */
-		pyframes__missed(s->py, py_pending__missed(s->pending));
+		if (s->py)
+			pyframes__missed(s->py, py_pending__missed(s->pending));
 		py_pending__free(s->pending);
 		s->pending = NULL;
 	}

@@ -85,6 +85,8 @@ struct source_opts {
 	 * source__poll(), never in the ring buffer's callback) and the CPythons among them walked
 	 * from then on */
 	struct pyframes *py;
+	/* borrowed, may be NULL: the same for HotSpot JVMs (daemon/capture/jvmframes.h) */
+	struct jvmframes *jvm;
 };
 
 struct source_stats {

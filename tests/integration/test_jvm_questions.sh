@@ -15,7 +15,8 @@
 #   so; nothing is left in the JVM's /tmp;
 # - cpu of the whole server (3 s) with that JVM, a CPython (nested.py) and a native program
 #   (spin) running: JavaWork.mixStep, hot_leaf and checkout_loop are each named, and in the
-#   flame graph JavaWork.mixStep is a java box, hot_leaf a python one.
+#   flame graph JavaWork.mixStep is a java box, hot_leaf a python one; a second JVM started
+#   0.5 s into that capture (JavaWork late) is walked from then on: lateForever;spinLoop named.
 . "$(dirname "$0")/lib.sh"
 
 need_root
@@ -94,9 +95,17 @@ python3_start /usr/bin/python3.11 "$LIB_DIR/../workloads/python/nested.py" 40 ||
 	fail "no /usr/bin/python3.11"
 bg_start "$(workload spin)" 40
 out=$TMP/server
+first_jvm=$JVM_PID
+(
+	sleep 0.5
+	JVM_MAIN="JavaWork late 30" jvm_start "$JDK17"
+	echo "$JVM_PID" >"$TMP/late.pid"
+) &
+late=$!
 profiler_run server 30 capture --server --question cpu --duration 3 --out "$out"
+wait "$late" || fail "the late JVM did not start"
 c=$out/profile.collapsed
-for fn in JavaWork.mixStep hot_leaf checkout_loop; do
+for fn in JavaWork.mixStep hot_leaf checkout_loop "JavaWork.lateForever;JavaWork.spinLoop"; do
 	v=$(value "$c" "$fn")
 	log "server: $fn in $v samples"
 	[ "$v" -ge 20 ] || fail "server: $fn in $v samples"
@@ -120,4 +129,7 @@ for fn, want in (("JavaWork.mixStep", "java"), ("hot_leaf", "python"), ("checkou
 PYEOF
 check_tmp "$before" server
 jvm_stop
+JVM_PID=$(cat "$TMP/late.pid")
+jvm_stop
+JVM_PID=$first_jvm
 log "ok"

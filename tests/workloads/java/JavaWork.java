@@ -6,6 +6,8 @@
 //                           safepoint poll: that poll's debug information is what names the
 //                           inlined method at the pcs around it (HotSpot records it only at
 //                           safepoints and calls without -XX:+DebugNonSafepoints)
+//   JavaWork late SECONDS   as cpu, its thread in lateForever() instead of computeForever() (a JVM
+//                           started during a capture, told apart by its stacks)
 //   JavaWork mixed SECONDS  three named threads: "compute" (spinLoop), "sleeper"
 //                           (Thread.sleep in napLoop) and two "contender-N" that take turns on
 //                           one lock in holdLock()
@@ -35,6 +37,11 @@ public final class JavaWork {
 	}
 
 	static void computeForever() {
+		for (;;)
+			sink = spinLoop(100_000);
+	}
+
+	static void lateForever() {
 		for (;;)
 			sink = spinLoop(100_000);
 	}
@@ -70,7 +77,10 @@ public final class JavaWork {
 	public static void main(String[] args) throws Exception {
 		String mode = args.length > 0 ? args[0] : "cpu";
 		long seconds = args.length > 1 ? Long.parseLong(args[1]) : 60;
-		start("compute", JavaWork::computeForever);
+		if (mode.equals("late"))
+			start("late", JavaWork::lateForever);
+		else
+			start("compute", JavaWork::computeForever);
 		if (mode.equals("mixed")) {
 			start("sleeper", JavaWork::napLoop);
 			start("contender-1", JavaWork::contendForever);
