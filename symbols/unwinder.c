@@ -902,9 +902,10 @@ double unwinder_incomplete_text(const struct unwinder_stats *st, char *buf, size
 		{ UW_STAT_UNSUPPORTED, "at unwind rules not supported" },
 		{ UW_STAT_READ_FAULT, "at unreadable stack memory" },
 		{ UW_STAT_BAD_FRAME, "at a corrupt frame" },
+		{ UW_STAT_JAVA_LOST, "in Java code the walk could not follow" },
 		{ UW_STAT_DEPTH, "cut at 127 frames" },
 	};
-	uint64_t walks = st->bpf[UW_STAT_WALKS], bad = 0;
+	uint64_t walks = st->bpf[UW_STAT_WALKS], bad = 0, n[UW_STAT_MAX];
 	size_t i, len;
 	double pct;
 
@@ -912,18 +913,23 @@ double unwinder_incomplete_text(const struct unwinder_stats *st, char *buf, size
 		buf[0] = '\0';
 	if (!walks)
 		return 0;
+	/* a walk lost in Java code ended as a bad frame: said once, as the Java one */
+	memcpy(n, st->bpf, sizeof(n));
+	if (n[UW_STAT_JAVA_LOST] > n[UW_STAT_BAD_FRAME])
+		n[UW_STAT_JAVA_LOST] = n[UW_STAT_BAD_FRAME];
+	n[UW_STAT_BAD_FRAME] -= n[UW_STAT_JAVA_LOST];
 	for (i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
-		bad += st->bpf[reasons[i].idx];
+		bad += n[reasons[i].idx];
 	if (!bad)
 		return 0;
 	pct = 100.0 * (double)bad / (double)walks;
 	len = (size_t)snprintf(buf, size, "%.1f%% of the user stacks could not be completed:", pct);
 	for (i = 0; i < sizeof(reasons) / sizeof(reasons[0]) && len < size; i++) {
-		if (!st->bpf[reasons[i].idx])
+		if (!n[reasons[i].idx])
 			continue;
 		len += (size_t)snprintf(buf + len, size - len, "%s %.1f%% %s",
 					len && buf[len - 1] == ':' ? "" : ",",
-					100.0 * (double)st->bpf[reasons[i].idx] / (double)walks,
+					100.0 * (double)n[reasons[i].idx] / (double)walks,
 					reasons[i].why);
 	}
 	return pct;

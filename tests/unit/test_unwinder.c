@@ -196,18 +196,29 @@ static void test_row_cfa(void **state UNUSED)
 static void test_incomplete_text(void **state UNUSED)
 {
 	static const struct {
-		uint64_t walks, complete, no_proc, no_mapping, depth;
+		uint64_t walks, complete, no_proc, no_mapping, depth, bad, java_lost;
 		const char *text;
 	} cases[] = {
-		{ 0, 0, 0, 0, 0, "" },
-		{ 100, 100, 0, 0, 0, "" },
-		{ 200, 190, 10, 0, 0,
+		{ 0, 0, 0, 0, 0, 0, 0, "" },
+		{ 100, 100, 0, 0, 0, 0, 0, "" },
+		{ 200, 190, 10, 0, 0, 0, 0,
 		  "5.0% of the user stacks could not be completed: 5.0% before the process's "
 		  "unwind tables were loaded" },
-		{ 100, 96, 1, 2, 1,
+		{ 100, 96, 1, 2, 1, 0, 0,
 		  "4.0% of the user stacks could not be completed: 1.0% before the process's "
 		  "unwind tables were loaded, 2.0% in code without a file (JIT, vDSO) or mapped "
 		  "after the start, 1.0% cut at 127 frames" },
+		/* a walk lost in Java code is a bad frame, said as the Java one */
+		{ 100, 95, 0, 0, 0, 5, 3,
+		  "5.0% of the user stacks could not be completed: 2.0% at a corrupt frame, 3.0% "
+		  "in Java code the walk could not follow" },
+		{ 100, 98, 0, 0, 0, 2, 2,
+		  "2.0% of the user stacks could not be completed: 2.0% in Java code the walk "
+		  "could not follow" },
+		/* more Java losses than bad frames (an earlier frame-pointer cause won): capped */
+		{ 100, 99, 0, 0, 0, 1, 4,
+		  "1.0% of the user stacks could not be completed: 1.0% in Java code the walk "
+		  "could not follow" },
 	};
 	struct unwinder_stats st;
 	char buf[400];
@@ -221,6 +232,8 @@ static void test_incomplete_text(void **state UNUSED)
 		st.bpf[UW_STAT_NO_PROC] = cases[i].no_proc;
 		st.bpf[UW_STAT_NO_MAPPING] = cases[i].no_mapping;
 		st.bpf[UW_STAT_DEPTH] = cases[i].depth;
+		st.bpf[UW_STAT_BAD_FRAME] = cases[i].bad;
+		st.bpf[UW_STAT_JAVA_LOST] = cases[i].java_lost;
 		unwinder_incomplete_text(&st, buf, sizeof(buf));
 		assert_string_equal(buf, cases[i].text);
 	}
