@@ -14,6 +14,9 @@
 
   report.py python RUNS_DIR DURATION
       The Python row of bench/python.sh (runs WORKLOAD-PROFILER.I/): print its Markdown table.
+
+  report.py jvm RUNS_DIR DURATION
+      The JVM row of bench/jvm.sh (runs WORKLOAD-PROFILER.I/): print its Markdown table.
 """
 import json
 import os
@@ -411,6 +414,89 @@ def python(runs_dir, duration):
     sys.stdout.write("\n".join(lines) + "\n")
 
 
+def _java_frame(f):
+    """Whether a frame of profile.collapsed is a named Java method (JavaBurn's, the JDK's)."""
+    return f.startswith(("JavaBurn.", "java.", "jdk.", "sun."))
+
+
+def _java_frames(path):
+    """The median number of named Java frames in the samples of bench/JavaBurn.java's loop
+    (stacks with a JavaBurn frame, in profile.collapsed), or None without such samples."""
+    depths = []
+    try:
+        with open(path) as f:
+            for line in f:
+                stack, _, n = line.rstrip("\n").rpartition(" ")
+                frames = stack.split(";")
+                if any(x.startswith("JavaBurn.") for x in frames):
+                    depths += [sum(1 for x in frames if _java_frame(x))] * min(int(n), 1000)
+    except (OSError, ValueError):
+        return None
+    return statistics.median(depths) if depths else None
+
+
+def jvm(runs_dir, duration):
+    """The JVM row (bench/jvm.sh): per workload, baseline, ours and perf."""
+    workloads = ["native", "java10", "java50"]
+    profs = ("baseline", "ours", "perf")
+    names = [f"{w}-{p}" for w in workloads for p in profs]
+    med = _medians(runs_dir, names, duration)
+    # Java frames per sample: not one of _medians' keys; the median over the repeats here
+    jframes = {}
+    for ent in sorted(os.listdir(runs_dir)):
+        m = re.match(r"^([\w-]+)\.(\d+)$", ent)
+        if m and m.group(1) in names and m.group(1).endswith("-ours"):
+            jframes.setdefault(m.group(1), []).append(
+                _java_frames(os.path.join(runs_dir, ent, "out", "profile.collapsed")))
+    labels = {"native": "bench/burn.c (no JVM)", "java10": "bench/JavaBurn.java, 10 frames",
+              "java50": "bench/JavaBurn.java, 50 frames"}
+    nat = med.get("native-ours")
+    nat_ns = (nat["bpf"] * 1e9 / nat["bpf_cnt"]) if nat and nat["bpf_cnt"] else None
+    rows = []
+    for w in workloads:
+        base, perf = med.get(f"{w}-baseline"), med.get(f"{w}-perf")
+        perf_total = perf and perf["total"]
+        for p in ("ours", "perf"):
+            m = med.get(f"{w}-{p}")
+            if not m:
+                continue
+            nsrun = (m["bpf"] * 1e9 / m["bpf_cnt"]) if m["bpf_cnt"] else None
+            jf = _median(jframes.get(f"{w}-{p}", []))
+            rows.append([labels[w], "slideops-profiler" if p == "ours" else "perf record + script",
+                         _fmt(m["cpu"], ".3f"),
+                         "n/a" if p == "perf" else _fmt(m["bpf"], ".3f"),
+                         _fmt(m["total"], ".3f"), _fmt(_ratio(m, perf_total), ".3f"),
+                         _fmt(m["bpf_cnt"] or None, ".0f"), _fmt(nsrun, ".0f"),
+                         _fmt(nsrun - nat_ns, "+.0f") if (p == "ours" and w != "native" and
+                                                          nsrun is not None and nat_ns) else "-",
+                         _fmt(jf, ".0f") if p == "ours" else "-",
+                         _fmt(base and base["rate"] and base["rate"] / 1e6, ".2f"),
+                         _fmt(m["rate"] and m["rate"] / 1e6, ".2f"),
+                         _fmt(_slowdown(m, base and base["rate"]), ".1f")
+                         + ("" if m["ok"] else " (FAILED)"),
+                         _fmt(base and base["rate_cpu"] and base["rate_cpu"] / 1e6, ".2f"),
+                         _fmt(m["rate_cpu"] and m["rate_cpu"] / 1e6, ".2f"),
+                         _fmt(base and base["rate_cpu"] and m["rate_cpu"] and
+                              (1 - m["rate_cpu"] / base["rate_cpu"]) * 100, ".1f")])
+    reps = max((m["n"] for m in med.values()), default=0)
+    lines = [f"Whole-server capture of {duration:g} s at 99 Hz, 2 workload processes (one per "
+             f"core); median of {reps} run(s).", ""]
+    lines += _md_table(["workload", "profiler", "CPU s (user+sys)", "BPF prog CPU s",
+                        "total CPU s", "ratio to perf", "BPF runs", "BPF ns/run",
+                        "BPF ns/run vs native", "Java frames/sample", "baseline M it/s",
+                        "M it/s", "workload slowdown %", "baseline M it/CPU s", "M it/CPU s",
+                        "slowdown per CPU s %"], rows)
+    lines.append("")
+    lines.append("BPF ns/run: both cores run the workload, so every run of the sampler is a sample "
+                 "of it; vs native: against our native-only capture (burn.c) of the same run; "
+                 "Java frames/sample: the median number of named Java frames in our "
+                 "profile.collapsed's stacks of JavaBurn; the JVMs' rates are over the measured "
+                 "window only (after a warm-up for the JIT), their CPU seconds the loop "
+                 "thread's; perf names no JIT frame (no perf map: its Java frames are "
+                 "[unknown]).")
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
 def main(argv):
     if len(argv) == 4 and argv[1] == "watch":
         watch(int(argv[2]), argv[3])
@@ -418,6 +504,8 @@ def main(argv):
         report(argv[2], float(argv[3]), argv[4])
     elif len(argv) == 4 and argv[1] == "python":
         python(argv[2], float(argv[3]))
+    elif len(argv) == 4 and argv[1] == "jvm":
+        jvm(argv[2], float(argv[3]))
     else:
         sys.stderr.write(__doc__)
         return 2

@@ -19,7 +19,8 @@
 # Env: BIN, OUTPUT (set by make), DURATION (default 30), REPEAT (default 1 when DURATION >= 20,
 # else 3; the table shows medians), PROFILERS (default "baseline ours perf bpftrace"),
 # UNWINDER (default 1: also run the unwinder comparison, unwinder_bench below; 0 skips it),
-# PYTHON_BENCH (default 1: also run the Python row, bench/python.sh; 0 skips it).
+# PYTHON_BENCH (default 1: also run the Python row, bench/python.sh; 0 skips it),
+# JVM_BENCH (default 1: also run the JVM row, bench/jvm.sh; 0 skips it).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -172,5 +173,10 @@ fi
 if [ "${PYTHON_BENCH:-1}" = 1 ]; then
 	BIN=$BIN OUTPUT=$OUTPUT "$here/python.sh"
 	{ echo; cat "$W/python/python.md"; } >>"$W/results.md"
+fi
+# The JVM row (issue 14): bench/jvm.sh, appended to the results.
+if [ "${JVM_BENCH:-1}" = 1 ]; then
+	BIN=$BIN OUTPUT=$OUTPUT "$here/jvm.sh"
+	{ echo; cat "$W/jvm/jvm.md"; } >>"$W/results.md"
 fi
 cat "$W/results.md"
