@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/safe_open.h"
@@ -20,11 +21,16 @@
 #include "symbols/elf_symtab.h"
 #include "symbols/gopclntab.h"
 #include "symbols/kallsyms.h"
+#include "symbols/perfmap.h"
 #include "symbols/procmaps.h"
 
 #define DEFAULT_PROC_ROOT "/proc"
 #define DEFAULT_MAX_DSOS 512
 #define DEFAULT_MAX_PROCESSES 8192
+#define DEFAULT_MAX_PERF_MAPS 64
+#define DEFAULT_MAX_PERF_MAP_BYTES (256ull << 20)
+/* A process's perf map is read again (what was appended) at most this often. */
+#define PERF_MAP_REREAD_MS 1000
 /* The vdso is two to four pages; anything much larger is not one. */
 #define VDSO_MAX_BYTES (1u << 20)
 
@@ -96,11 +102,17 @@ struct proc {
 	char *strs;
 	struct proc *hnext;
 	struct list lru;
+	struct perfmap *pm;  /* its /tmp/perf-<nspid>.map, loaded at the first unnamed pc */
+	uint64_t pm_next_ms; /* 0: never tried; else the earliest next read */
+	struct list pm_lru;  /* in symbolizer.pm_lru while pm is set */
 };
 
 struct symbolizer {
 	char *proc_root;
 	size_t max_dsos, max_processes;
+	size_t max_perf_maps;
+	uint64_t max_perf_map_bytes;
+	struct list pm_lru; /* processes holding a perf map; head = least recently used */
 
 	struct proc **procs; /* hash by tgid */
 	size_t procs_mask;
@@ -572,6 +584,7 @@ static void proc_free(struct proc *p)
 		return;
 	for (i = 0; i < p->n; i++)
 		dso_put(p->maps[i].dso);
+	perfmap__free(p->pm);
 	free(p->maps);
 	free(p->strs);
 	free(p);
@@ -594,6 +607,10 @@ static void proc_remove(struct symbolizer *s, struct proc *p)
 	if (*pp == p)
 		*pp = p->hnext;
 	list_del(&p->lru);
+	if (p->pm) {
+		list_del(&p->pm_lru);
+		s->stats.perf_maps--;
+	}
 	s->stats.processes--;
 	proc_free(p);
 }
@@ -683,6 +700,7 @@ int symbolizer__add_process(struct symbolizer *s, int tgid)
 		return -ENOMEM;
 	p->tgid = tgid;
 	list_init(&p->lru);
+	list_init(&p->pm_lru);
 	c.p = p;
 	err = procmaps_foreach(s->proc_root, tgid, collect_map, &c);
 	if (err < 0) {
@@ -713,6 +731,81 @@ int symbolizer__add_process(struct symbolizer *s, int tgid)
 static struct proc *proc_find(struct symbolizer *s, int tgid)
 {
 	return *proc_slot(s, tgid);
+}
+
+/* ---- perf maps: names a JIT writes itself (perfmap.h) ---- */
+
+static void pm_drop(struct symbolizer *s, struct proc *p)
+{
+	list_del(&p->pm_lru);
+	perfmap__free(p->pm);
+	p->pm = NULL;
+	p->pm_next_ms = 0;
+	s->stats.perf_maps--;
+	s->stats.perf_map_evictions++;
+}
+
+/* Frees the least recently used perf maps but @keep's while over the count or byte bound. */
+static void pm_trim(struct symbolizer *s, struct proc *keep)
+{
+	struct list *l, *next;
+	uint64_t bytes = 0;
+	struct proc *p;
+
+	for (l = s->pm_lru.next; l != &s->pm_lru; l = l->next)
+		bytes += perfmap__mem(container_of(l, struct proc, pm_lru)->pm);
+	for (l = s->pm_lru.next; l != &s->pm_lru; l = next) {
+		next = l->next;
+		p = container_of(l, struct proc, pm_lru);
+		if (s->stats.perf_maps <= s->max_perf_maps && bytes <= s->max_perf_map_bytes)
+			break;
+		if (p == keep)
+			continue;
+		bytes -= perfmap__mem(p->pm);
+		pm_drop(s, p);
+	}
+}
+
+/*
+ * Reads (the new part of) @p's perf map, at most once per PERF_MAP_REREAD_MS: a process
+ * without one costs one refused open a second. Returns the map, or NULL when there is none.
+ */
+static struct perfmap *pm_refresh(struct symbolizer *s, struct proc *p)
+{
+	uint64_t now = clock_mono_ms();
+	int err;
+
+	if (p->pm_next_ms && now < p->pm_next_ms)
+		return p->pm;
+	p->pm_next_ms = now + PERF_MAP_REREAD_MS;
+	if (!p->pm) {
+		if (perfmap__new(&(struct perfmap_opts){ .proc_root = s->proc_root }, &p->pm))
+			return NULL;
+		list_add_tail(&p->pm_lru, &s->pm_lru);
+		s->stats.perf_maps++;
+	}
+	err = perfmap__load(p->pm, (uint32_t)p->tgid);
+	s->stats.perf_map_reads++;
+	if (err && err != -ENOENT && err != -ESRCH) {
+		s->stats.perf_map_refused++;
+		pr_debug_errno(err, "symbolizer: perf map of tgid=%d", p->tgid);
+	}
+	list_move_tail(&p->pm_lru, &s->pm_lru);
+	pm_trim(s, p);
+	return p->pm;
+}
+
+/* Names @ip of @p from its perf map into @out. Returns true when it does. */
+static bool pm_frame(struct symbolizer *s, struct proc *p, uint64_t ip, struct sym_frame *out)
+{
+	struct perfmap *pm = pm_refresh(s, p);
+	const char *name = pm ? perfmap__lookup(pm, ip, NULL) : NULL;
+
+	if (!name)
+		return false;
+	s->stats.perf_map_hits++;
+	*out = (struct sym_frame){ .name = name, .dso = SYMBOLIZER_PERF_MAP_DSO, .dso_addr = ip };
+	return true;
 }
 
 int symbolizer__user_inline(struct symbolizer *s, int tgid, uint64_t ip, struct sym_frame *out,
@@ -746,8 +839,9 @@ int symbolizer__user_inline(struct symbolizer *s, int tgid, uint64_t ip, struct 
 		else
 			hi = mid;
 	}
+	/* Code generated after the snapshot is in no mapping of it: a JIT's perf map may name it. */
 	if (!lo || ip >= p->maps[lo - 1].end)
-		return -ENOENT;
+		return pm_frame(s, p, ip, out) ? 1 : -ENOENT;
 	m = &p->maps[lo - 1];
 	off = ip - m->start + m->offset;
 	f.dso = p->strs + m->path;
@@ -769,6 +863,9 @@ int symbolizer__user_inline(struct symbolizer *s, int tgid, uint64_t ip, struct 
 			f.name = elf_symtab__lookup(st, vaddr, NULL);
 		}
 	}
+	/* Anonymous executable memory (JIT code), or a file we could not read as an ELF. */
+	if ((!m->dso || !m->dso->st) && !m->vdso && pm_frame(s, p, ip, out))
+		return 1;
 	*out = f;
 	return 1;
 }
@@ -836,6 +933,11 @@ int symbolizer__new(const struct symbolizer_opts *opts, struct symbolizer **out)
 		return -ENOMEM;
 	list_init(&s->proc_lru);
 	list_init(&s->dso_lru);
+	list_init(&s->pm_lru);
+	s->max_perf_maps = opts && opts->max_perf_maps ? opts->max_perf_maps :
+							 DEFAULT_MAX_PERF_MAPS;
+	s->max_perf_map_bytes = opts && opts->max_perf_map_bytes ? opts->max_perf_map_bytes :
+								   DEFAULT_MAX_PERF_MAP_BYTES;
 	s->max_dsos = opts && opts->max_dsos ? opts->max_dsos : DEFAULT_MAX_DSOS;
 	s->max_processes = opts && opts->max_processes ? opts->max_processes :
 							 DEFAULT_MAX_PROCESSES;

@@ -7,7 +7,11 @@
  * seen, so it is still named after it exits. ELF symbol tables are shared between processes and
  * cached by build id (else device+inode), bounded with LRU eviction. Go binaries, stripped or
  * not, are named from their .gopclntab (function, file:line, inlined frames; see gopclntab.h).
- * Kernel addresses are named from /proc/kallsyms. Not thread-safe.
+ * Kernel addresses are named from /proc/kallsyms. Code in anonymous executable memory (a JIT's)
+ * or in a file that is no readable ELF is named from the perf map the process writes itself,
+ * /tmp/perf-<nspid>.map in its own root (perfmap.h): loaded at the first such pc, read again
+ * (only what was appended) at most once a second at later ones, at most max_perf_maps of them
+ * held (least recently used freed first). Not thread-safe.
  */
 #ifndef SLIDEOPS_SYMBOLIZER_H
 #define SLIDEOPS_SYMBOLIZER_H
@@ -21,7 +25,8 @@ struct sym_frame {
 	const char *file;     /* source file or NULL; borrowed */
 	uint32_t line;	      /* 0 if unknown */
 	const char *dso;      /* the mapping's path as the process sees it, "[kernel.kallsyms]",
-				 * "[vdso]", "[anon]"; borrowed, never NULL on success */
+				 * "[vdso]", "[anon]", SYMBOLIZER_PERF_MAP_DSO (then dso_addr
+				 * is the address itself); borrowed, never NULL on success */
 	const char *build_id; /* hex GNU build id, or NULL; borrowed */
 	uint64_t dso_addr;    /* address relative to the file's load base (addr2line form) */
 	bool stripped;	      /* the dso is an ELF file without .symtab (names from .dynsym
@@ -33,10 +38,15 @@ struct sym_frame {
 };
 
 struct symbolizer_opts {
-	const char *proc_root; /* default "/proc" */
-	size_t max_dsos;       /* ELF cache bound; default 512 */
-	size_t max_processes;  /* process snapshot bound; default 8192 */
+	const char *proc_root;	     /* default "/proc" */
+	size_t max_dsos;	     /* ELF cache bound; default 512 */
+	size_t max_processes;	     /* process snapshot bound; default 8192 */
+	size_t max_perf_maps;	     /* perf maps held at once; default 64 */
+	uint64_t max_perf_map_bytes; /* their memory, the newest one always kept; default 256 MiB */
 };
+
+/* The dso of a frame named from the process's perf map. */
+#define SYMBOLIZER_PERF_MAP_DSO "[perf-map]"
 
 struct symbolizer;
 
@@ -93,6 +103,11 @@ struct symbolizer_stats {
 	uint64_t dso_refused;
 	uint64_t process_evictions;
 	uint64_t dso_evictions;
+	size_t perf_maps;	     /* perf maps held now */
+	uint64_t perf_map_reads;     /* perfmap__load() calls */
+	uint64_t perf_map_refused;   /* of those, failed other than "no map" (safe_open refusals) */
+	uint64_t perf_map_hits;	     /* frames named from a perf map */
+	uint64_t perf_map_evictions; /* freed for the bounds */
 };
 
 void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *out);
