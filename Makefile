@@ -26,6 +26,10 @@ VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 
 BIN := $(OUTPUT)/slideops-profiler
 
+# Parallel jobs for the builds of build, test and fuzz (the tests themselves run one at a time:
+# integration tests profile the whole machine).
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
 # Debian packages the build and the tests need. `make deps` installs the missing ones.
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libyaml-dev \
 	libcurl4-openssl-dev libjansson-dev libcmocka-dev zlib1g-dev \
@@ -116,7 +120,7 @@ deps:
 	fi
 
 build: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory -j$(JOBS) all
 
 # The main job: a short whole-server CPU profile with its answer and flame graph.
 RUN_OUT ?= out/server-cpu
@@ -124,7 +128,9 @@ run: build
 	$(Q)$(BIN) capture --server --question cpu --duration 10 --out $(RUN_OUT)
 
 test: build
-	$(Q)$(MAKE) --no-print-directory check-layers format-check unit integration
+	$(Q)$(MAKE) --no-print-directory check-layers format-check
+	$(Q)$(MAKE) --no-print-directory -j$(JOBS) $(UNIT_BINS)
+	$(Q)$(MAKE) --no-print-directory unit integration
 
 # The layer rule of docs/architecture.md: an include against it fails with the offending line.
 check-layers:
@@ -142,7 +148,8 @@ integration: $(BIN) $(WORKLOAD_BINS)
 # -max_len of each target: FUZZ_MAXLEN_<name> (FUZZ_MAXLEN_pprof=...), else FUZZ_MAXLEN; large
 # enough to reach the size-driven paths (libFuzzer's own default follows the corpus).
 FUZZ_MAXLEN ?= 1048576
-fuzz: $(FUZZ_BINS)
+fuzz:
+	$(Q)$(MAKE) --no-print-directory -j$(JOBS) $(FUZZ_BINS)
 	$(Q)$(foreach n,$(FUZZ_BINS:$(OUTPUT)/fuzz/fuzz_%=%),ml_$(n)=$(or $(FUZZ_MAXLEN_$(n)),$(FUZZ_MAXLEN));) \
 	for f in $(FUZZ_BINS); do \
 		n=$$(basename $$f); mkdir -p $(OUTPUT)/corpus/$$n; eval ml=\$$ml_$${n#fuzz_}; \

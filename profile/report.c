@@ -221,6 +221,17 @@ bool report_is_python_std(const char *file)
 	return false;
 }
 
+bool report_is_java_std(const char *function)
+{
+	static const char *const pkgs[] = { "java.", "javax.", "jdk.", "sun.", "com.sun." };
+	size_t i;
+
+	for (i = 0; function && i < ARRAY_SIZE(pkgs); i++)
+		if (!strncmp(function, pkgs[i], strlen(pkgs[i])))
+			return true;
+	return false;
+}
+
 static bool frame_is_system(const struct prof_frame_info *f)
 {
 	if (f->lang == PROF_LANG_KERNEL || f->lang == PROF_LANG_OWNER)
@@ -234,6 +245,10 @@ static bool frame_is_system(const struct prof_frame_info *f)
 	if (f->lang == PROF_LANG_PYTHON)
 		return report_is_python_std(f->file && *f->file ? f->file : f->mapping) ||
 		       (f->mapping && f->mapping[0] == '[');
+	/* a Java frame's mapping is its source file too; an unnamed one ("[java]") goes to its
+	 * caller */
+	if (f->lang == PROF_LANG_JAVA)
+		return report_is_java_std(f->function) || (f->mapping && f->mapping[0] == '[');
 	return report_is_system_dso(f->mapping);
 }
 

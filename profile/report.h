@@ -103,6 +103,14 @@ bool report_is_go_std(const char *function);
 bool report_is_python_std(const char *file);
 
 /*
+ * True when a Java method ("java.lang.Thread.sleep", "jdk.internal.misc.Unsafe.setMemory0") is
+ * the JDK's own: its packages java., javax., jdk., sun. and com.sun. Like the Python standard
+ * library, such frames are never the answer: their time goes to the application's method that
+ * called them. NULL and "" are not.
+ */
+bool report_is_java_std(const char *function);
+
+/*
  * The answer, e.g. "Over 10 seconds, Unit billing-worker.service used 54% of the CPU time on
  * this server, most of it in build_report. Next was Service checkout, at 14%."
  * @what is the measured quantity ("the CPU time"), @where the scope ("on this server").

@@ -16,7 +16,10 @@
 # - cpu of the whole server (3 s) with that JVM, a CPython (nested.py) and a native program
 #   (spin) running: JavaWork.mixStep, hot_leaf and checkout_loop are each named, and in the
 #   flame graph JavaWork.mixStep is a java box, hot_leaf a python one; a second JVM started
-#   0.5 s into that capture (JavaWork late) is walked from then on: lateForever;spinLoop named.
+#   0.5 s into that capture (JavaWork late) is walked from then on: lateForever;spinLoop named;
+# - memory-growth (3 s, --pid) of JavaWork grow (a thread keeping 64 KiB direct buffers): most
+#   of the memory faulted in is under JavaWork.growHeap, which the answer names (the JDK's
+#   own frames under it, Unsafe.setMemory0, are never the answer).
 . "$(dirname "$0")/lib.sh"
 
 need_root
@@ -28,13 +31,13 @@ jvm_start "$JDK17"
 before=$(tmp_files)
 sleep 2
 
-# value COLLAPSED PATTERN [LEAF]: the summed value of the stacks matching PATTERN (and whose
+# value COLLAPSED PATTERN [LEAF]: the summed value of the stacks matching PATTERN ("": all; and whose
 # leaf frame starts with LEAF).
 value()
 {
 	awk -v pat="$2" -v leaf="${3:-}" '{ n = $NF; $NF = ""; sub(/ $/, "")
 		k = split($0, f, ";")
-		if (index($0, pat) && (leaf == "" || index(f[k], leaf) == 1)) v += n }
+		if ((pat == "" || index($0, pat)) && (leaf == "" || index(f[k], leaf) == 1)) v += n }
 		END { printf "%.0f\n", v }' "$1"
 }
 
@@ -102,7 +105,12 @@ first_jvm=$JVM_PID
 	echo "$JVM_PID" >"$TMP/late.pid"
 ) &
 late=$!
-profiler_run server 30 capture --server --question cpu --duration 3 --out "$out"
+# Under ASan the unwind tables of every process on the server (libjvm's 191 k rows twice)
+# take seconds to build, and a stack sampled before its tables is walked by frame pointer
+# (no Java frame): a longer capture there.
+secs=3
+[ "$MEM_FACTOR" -gt 1 ] && secs=8
+profiler_run server 40 capture --server --question cpu --duration "$secs" --out "$out"
 wait "$late" || fail "the late JVM did not start"
 c=$out/profile.collapsed
 for fn in JavaWork.mixStep hot_leaf checkout_loop "JavaWork.lateForever;JavaWork.spinLoop"; do
@@ -131,5 +139,21 @@ check_tmp "$before" server
 jvm_stop
 JVM_PID=$(cat "$TMP/late.pid")
 jvm_stop
-JVM_PID=$first_jvm
+
+# --- memory-growth: the heap pages a Java method faults in ------------------------------------
+JVM_MAIN="JavaWork grow 30" jvm_start "$JDK17"
+before=$(tmp_files)
+out=$TMP/grow
+profiler_run grow 30 capture --pid "$JVM_PID" --question memory-growth --duration 3 --out "$out"
+c=$out/profile.collapsed
+total=$(value "$c" "") grow=$(value "$c" "JavaWork.growHeap")
+log "memory-growth: $grow of $total bytes under JavaWork.growHeap; $(json_get "$out/summary.json" "d['answer']")"
+[ "$total" -gt $((8 << 20)) ] || fail "memory-growth: only $total bytes"
+[ $((grow * 100)) -ge $((total * 60)) ] || fail "memory-growth: growHeap has $grow of $total bytes"
+case $(json_get "$out/summary.json" "d['answer']") in
+*"most of it in JavaWork.growHeap"*) ;; # the JDK's own frames (Unsafe.setMemory0) go to it
+*) fail "memory-growth: the answer does not name growHeap" ;;
+esac
+check_tmp "$before" memory-growth
+jvm_stop
 log "ok"

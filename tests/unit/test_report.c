@@ -365,6 +365,30 @@ static void test_python_std(void **state)
 	check_pred(report_is_python_std, cases, ARRAY_SIZE(cases));
 }
 
+static void test_java_std(void **state)
+{
+	static const struct pred_case cases[] = {
+		{ "java.lang.Thread.sleep", true },
+		{ "java.util.concurrent.locks.LockSupport.park", true },
+		{ "jdk.internal.misc.Unsafe.setMemory0", true },
+		{ "javax.net.ssl.SSLSocket.read", true },
+		{ "sun.nio.ch.EPoll.wait", true },
+		{ "com.sun.net.httpserver.HttpServer.start", true },
+		/* the application's, also when its name starts like a JDK package */
+		{ "JavaWork.mixStep", false },
+		{ "javawork.Main.run", false },
+		{ "com.example.Service.handle", false },
+		{ "org.springframework.web.servlet.DispatcherServlet.doDispatch", false },
+		{ "jdkx.Foo.bar", false },
+		{ "java", false },
+		{ "", false },
+		{ NULL, false },
+	};
+
+	(void)state;
+	check_pred(report_is_java_std, cases, ARRAY_SIZE(cases));
+}
+
 /* A Python program in json.dumps, re.match and importlib under handle_request: the answer and
  * every top function name handle_request (as a C program's memcpy under build_report); a
  * third-party package and exec'd code are the application's. */
@@ -431,6 +455,7 @@ int main(void)
 		cmocka_unit_test(test_system_dso),
 		cmocka_unit_test(test_go_std),
 		cmocka_unit_test(test_python_std),
+		cmocka_unit_test(test_java_std),
 		cmocka_unit_test(test_python_answer),
 	};
 

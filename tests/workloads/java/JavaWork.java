@@ -8,6 +8,8 @@
 //                           safepoints and calls without -XX:+DebugNonSafepoints)
 //   JavaWork late SECONDS   as cpu, its thread in lateForever() instead of computeForever() (a JVM
 //                           started during a capture, told apart by its stacks)
+//   JavaWork grow SECONDS   one thread, "grower", keeps the 64 KiB direct buffers it allocates
+//                           in growHeap() every 10 ms, up to 48 MiB: fresh pages faulted in
 //   JavaWork mixed SECONDS  three named threads: "compute" (spinLoop), "sleeper"
 //                           (Thread.sleep in napLoop) and two "contender-N" that take turns on
 //                           one lock in holdLock()
@@ -46,6 +48,26 @@ public final class JavaWork {
 			sink = spinLoop(100_000);
 	}
 
+	static final java.util.ArrayList<java.nio.ByteBuffer> KEPT = new java.util.ArrayList<>();
+
+	// Direct buffers: native memory the JVM zeroes as it allocates it, never moved by the
+	// collector, so every page this faults in is new and under growHeap.
+	static void growHeap() {
+		KEPT.add(java.nio.ByteBuffer.allocateDirect(64 << 10));
+	}
+
+	static void growForever() {
+		for (;;) {
+			if (KEPT.size() < 768)
+				growHeap();
+			try {
+				Thread.sleep(10);
+			} catch (InterruptedException e) {
+				return;
+			}
+		}
+	}
+
 	static void napLoop() {
 		for (;;) {
 			try {
@@ -79,6 +101,8 @@ public final class JavaWork {
 		long seconds = args.length > 1 ? Long.parseLong(args[1]) : 60;
 		if (mode.equals("late"))
 			start("late", JavaWork::lateForever);
+		else if (mode.equals("grow"))
+			start("grower", JavaWork::growForever);
 		else
 			start("compute", JavaWork::computeForever);
 		if (mode.equals("mixed")) {
