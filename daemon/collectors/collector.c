@@ -142,7 +142,9 @@ static void load_unwind_tables(struct collector *c, uint32_t tgid)
 {
 	int err;
 
-	if (c->fp_user_stacks)
+	/* Not this process's own: building the tables of the profiler's binary (of an ASan build
+	 * above all) would hold up the tables of the processes it profiles, first seen after it. */
+	if (c->fp_user_stacks || tgid == (uint32_t)getpid())
 		return;
 	err = unwinder__add_process(c->uw, tgid);
 	if (err < 0 && err != -ESRCH)
