@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/array.h"
 #include "base/proc.h"
 #include "base/safe_open.h"
 #include "base/text.h"
@@ -113,17 +114,6 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
-static int hex_val(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* A hex number at *@p (before @end), "0x" optional. Returns 0 or -EINVAL (none, overflow). */
 static int parse_hex(const char **p, const char *end, uint64_t *out)
 {
@@ -131,9 +121,9 @@ static int parse_hex(const char **p, const char *end, uint64_t *out)
 	uint64_t v = 0;
 	int d, digits = 0;
 
-	if (end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && hex_val(s[2]) >= 0)
+	if (end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && hex_digit(s[2]) >= 0)
 		s += 2;
-	for (; s < end && (d = hex_val(*s)) >= 0; s++, digits++) {
+	for (; s < end && (d = hex_digit(*s)) >= 0; s++, digits++) {
 		if (v > UINT64_MAX >> 4)
 			return -EINVAL;
 		v = v << 4 | (uint64_t)d;
@@ -158,23 +148,6 @@ static int skip_blanks(const char **p, const char *end)
 	return 0;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem, size_t first)
-{
-	size_t c = *cap ? *cap : first;
-	void *tmp;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	tmp = realloc(*p, c * elem);
-	if (!tmp)
-		return -ENOMEM;
-	*p = tmp;
-	*cap = c;
-	return 0;
-}
-
 static int add_entry(struct perfmap *m, uint64_t start, uint64_t end, const char *name, size_t len)
 {
 	struct pm_entry *e;
@@ -184,9 +157,9 @@ static int add_entry(struct perfmap *m, uint64_t start, uint64_t end, const char
 		m->st.dropped++;
 		return 0;
 	}
-	err = grow((void **)&m->ents, &m->cap, m->n + 1, sizeof(*m->ents), 64);
+	err = array_ensure((void **)&m->ents, &m->cap, sizeof(*m->ents), m->n + 1);
 	if (!err)
-		err = grow((void **)&m->strs, &m->strs_cap, m->strs_len + len + 1, 1, 4096);
+		err = array_ensure((void **)&m->strs, &m->strs_cap, 1, m->strs_len + len + 1);
 	if (err)
 		return err;
 	e = &m->ents[m->n++];
