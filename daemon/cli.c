@@ -416,6 +416,7 @@ static int load_config(struct cli_args *a)
 	int ret;
 
 	config_defaults(&a->config);
+	a->opts.async_profiler = a->config.async_profiler;
 	if (!a->config_path && access(path, F_OK) < 0)
 		return 0;
 	ret = config_load(path, &a->config, err, sizeof(err));

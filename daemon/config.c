@@ -28,7 +28,7 @@
 #define SHOW_MAX 40		/* bytes of a bad value quoted in a message */
 #define SHOW_BUF (SHOW_MAX + 4) /* plus "..." and the NUL */
 #define PATH_BUF 64		/* "services[255].match.cgroup" and the like */
-#define MAX_KEYS 16		/* keys of the largest table */
+#define MAX_KEYS 24		/* keys of the largest table */
 #define AUDIT_NAME "/audit.log" /* appended to store_dir for the default audit_log */
 #define SPOOL_NAME "/spool"	/* appended to store_dir for the default spool_dir */
 
@@ -129,6 +129,7 @@ static const struct key root_keys[] = {
 	NUM(struct config, "continuous_retention_hours", continuous_retention_hours, K_UINT, 1,
 	    720),
 	STR(struct config, "log_level", log_level, K_LEVEL, F_NONEMPTY),
+	STR(struct config, "async_profiler", async_profiler, K_PATH, 0),
 	{ "kubernetes", K_MAP, 0, 0, 0, 0, 0, &kube_table },
 	{ "cluster_api", K_MAP, 0, 0, 0, 0, 0, &cluster_table },
 	{ "pyroscope", K_MAP, 0, 0, 0, 0, 0, &pyroscope_table },
@@ -709,6 +710,7 @@ void config_defaults(struct config *c)
 	strcpy(c->tokens_file, "/etc/slideops/tokens.yaml");
 	derive_path(c->audit_log, c->store_dir, AUDIT_NAME);
 	strcpy(c->log_level, "info");
+	strcpy(c->async_profiler, "/opt/slideops/async-profiler/lib/libasyncProfiler.so");
 }
 
 int config_parse(const char *text, size_t len, const char *filename, struct config *out, char *err,

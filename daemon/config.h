@@ -44,8 +44,12 @@ struct config {
 	char tokens_file[512];		    /* default "/etc/slideops/tokens.yaml" */
 	char audit_log[512];		    /* default "<store_dir>/audit.log" */
 	char log_level[16];		    /* default "info"; one of error, warn, info, debug */
-	struct service_rule *services;	    /* owned; freed by config_free() */
-	size_t nservices;		    /* at most CONFIG_MAX_SERVICES */
+	/* async-profiler's library for the JVM memory and lock questions; "" = the JVM's own
+	 * Flight Recorder. Default "/opt/slideops/async-profiler/lib/libasyncProfiler.so" (used
+	 * only when it is there) */
+	char async_profiler[512];
+	struct service_rule *services; /* owned; freed by config_free() */
+	size_t nservices;	       /* at most CONFIG_MAX_SERVICES */
 };
 
 /* Fills @c with the defaults (no services; @c->services is overwritten, not freed). */

@@ -265,8 +265,10 @@ static const struct prof_frame_info *attributed_frame(const struct profile *p,
 			continue;
 		/* when nothing is the application's, the leaf-most real frame, not the synthetic
 		 * leaf that says why it waited */
-		if (!leaf &&
-		    !(f->mapping && !strcmp(f->mapping, REPORT_WAIT_MAPPING) && i + 1 < s->nframes))
+		if (!leaf && !(f->mapping &&
+			       (!strcmp(f->mapping, REPORT_WAIT_MAPPING) ||
+				!strcmp(f->mapping, REPORT_CLASS_MAPPING)) &&
+			       i + 1 < s->nframes))
 			leaf = f;
 		if (!frame_is_system(f))
 			return f;
@@ -722,8 +724,16 @@ static const char *fmt_bytes(int64_t b, char *buf, size_t size)
 static int answer_memory(const struct report *r, unsigned int seconds, const char *who, bool held,
 			 char *buf, size_t size)
 {
+	unsigned int go = 1u << PROF_LANG_GO, java = 1u << PROF_LANG_JAVA;
+	const char *heap = "Go heap", *objects = "objects";
 	char b[32];
 
+	/* read from Go programs (heap profiles), JVMs (their own records), or both */
+	if (r && (r->languages & java))
+		heap = (r->languages & go) ? "heap" : "Java heap";
+	/* a JVM samples its allocations: the count is of samples, not of all objects */
+	if (r && (r->languages & java) && !(r->languages & go))
+		objects = "sampled objects";
 	who = who ? who : "the target";
 	if (!r || r->total <= 0)
 		return held ? snprintf(buf, size,
@@ -737,15 +747,15 @@ static int answer_memory(const struct report *r, unsigned int seconds, const cha
 	fmt_bytes(r->total, b, sizeof(b));
 	if (held)
 		return snprintf(buf, size,
-				"At the end of %u seconds, %s held %s of Go heap in use "
-				"(%lld objects), most of it (%d%%) allocated in %s.",
-				seconds, who, b, (long long)r->total_alt,
+				"At the end of %u seconds, %s held %s of %s in use "
+				"(%lld %s), most of it (%d%%) allocated in %s.",
+				seconds, who, b, heap, (long long)r->total_alt, objects,
 				round_pct(r->ntop ? r->top[0].share : 0),
 				r->ntop ? r->top[0].name : "[unknown]");
 	return snprintf(buf, size,
-			"Over %u seconds, %s allocated %s on the Go heap (%lld "
-			"objects), most of it (%d%%) in %s.",
-			seconds, who, b, (long long)r->total_alt,
+			"Over %u seconds, %s allocated %s on the %s (%lld "
+			"%s), most of it (%d%%) in %s.",
+			seconds, who, b, heap, (long long)r->total_alt, objects,
 			round_pct(r->ntop ? r->top[0].share : 0),
 			r->ntop ? r->top[0].name : "[unknown]");
 }

@@ -41,6 +41,9 @@ struct report_group {
 /* Mapping of the synthetic leaf frames that say why a thread was off-CPU; their function is
  * "[off-CPU: read]" or "[runnable: waiting for a CPU]". */
 #define REPORT_WAIT_MAPPING "[off-cpu]"
+/* Mapping of the synthetic leaf frames that name the class a JVM allocated (memory-alloc,
+ * memory-held); never the answer while the stack has a frame above it. */
+#define REPORT_CLASS_MAPPING "[class]"
 
 struct report_function {
 	char *name;
@@ -157,7 +160,8 @@ int report_answer_growth(const struct report *r, unsigned int seconds, const cha
  * Go heap (value: bytes, the other value objects). @held: "At the end of 10 seconds, process 12
  * (app) held 64.0 MiB of Go heap in use (16384 objects), most of it (98%) allocated in
  * main.holdMemory."; else "Over 10 seconds, process 12 (app) allocated 480.0 MiB on the Go heap
- * (7680 objects), most of it (99%) in main.allocDuring."
+ * (7680 objects), most of it (99%) in main.allocDuring." A profile of Java frames only says
+ * "Java heap", one of Go and Java frames "heap".
  */
 int report_answer_memory(const struct report *r, unsigned int seconds, const char *who, bool held,
 			 char *buf, size_t size);

@@ -6,10 +6,12 @@
 #define PYTHON_TEST "tests/integration/test_python_cpu.sh"
 
 /* Java (HotSpot): one row per JDK the test profiles. */
-#define JAVA_HOW                                                                      \
-	"JIT, inlined and interpreted frames walked by eBPF through its code heaps; " \
-	"Class.method, file and line from its own VMStructs, no JVM flag"
-#define JAVA_TEST "tests/integration/test_jvm_frames.sh"
+#define JAVA_HOW                                                                              \
+	"JIT, inlined and interpreted frames walked by eBPF through its code heaps; "         \
+	"Class.method, file and line from its own VMStructs, no JVM flag; allocations, held " \
+	"objects and lock waits from its own Flight Recorder or async-profiler, through its " \
+	"attach mechanism"
+#define JAVA_TEST "tests/integration/test_jvm_frames.sh, tests/integration/test_jvm_memory.sh"
 
 static const struct language_row rows[] = {
 	{ "Native (C)", "gcc 12 -O2, without frame pointers",

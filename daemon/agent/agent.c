@@ -131,6 +131,7 @@ static void req_opts(struct daemon *d, const struct api_capture_req *req, struct
 	o->out_dir = d->captures_dir;
 	o->name_fn = name_owner;
 	o->name_ctx = d;
+	o->async_profiler = d->cfg.async_profiler;
 }
 
 static int op_plan(void *ctx, const struct api_capture_req *req, struct capture_step *steps,
@@ -300,6 +301,7 @@ static int start_workers(struct daemon *d)
 				.metrics = &d->metrics,
 				.name_fn = name_owner,
 				.name_ctx = d,
+				.async_profiler = d->cfg.async_profiler,
 				.on_start = on_job_start,
 				.on_end = on_job_end,
 				.ctx = d };

@@ -62,6 +62,7 @@ struct jobs_opts {
 	struct api_metrics *metrics; /* required, borrowed */
 	owner_name_fn_t name_fn;     /* names Services; may be NULL */
 	void *name_ctx;
+	const char *async_profiler; /* capture_opts.async_profiler (the config's) */
 	/* On the worker thread, may be NULL: a job starts (@message says what it captures), and
 	 * a job ended (called once the slot is free again, so a client that hears "done" can
 	 * ask for the next capture at once). */

@@ -17,6 +17,7 @@
 #include "daemon/capture/answer.h"
 #include "daemon/capture/frames.h"
 #include "daemon/capture/go_source.h"
+#include "daemon/capture/jvm_source.h"
 #include "daemon/capture/preflight.h"
 #include "daemon/capture/jvmframes.h"
 #include "daemon/capture/jvmthreads.h"
@@ -38,9 +39,11 @@ struct capture {
 	struct owner_resolver *owners;
 	struct frames *frames;
 	struct source *src;
-	struct pyframes *py;   /* the CPythons walked; NULL for memory-held/-alloc */
-	struct jvmframes *jvm; /* the HotSpot JVMs walked; NULL for memory-held/-alloc */
-	struct go_source *go;  /* Go programs' own profiles; NULL when none are read */
+	struct pyframes *py;	 /* the CPythons walked; NULL for memory-held/-alloc */
+	struct jvmframes *jvm;	 /* the HotSpot JVMs walked; NULL for memory-held/-alloc */
+	struct go_source *go;	 /* Go programs' own profiles; NULL when none are read */
+	struct jvm_source *jsrc; /* JVMs' own records (memory, locks); NULL when none are read */
+	char journal[600];	 /* the placement journal: the lock path + CAPTURE_JOURNAL_SUFFIX */
 	struct capture_target_info info;
 	char go_owner[OWNER_NAME_MAX + 32];
 	struct profile *prof;
@@ -344,6 +347,32 @@ static int prepare_go(struct capture *c, char *err, size_t size)
 	return 0;
 }
 
+/* The JVMs of the target read through their attach mechanism (daemon/capture/jvm_source.h):
+ * found by capture_inspect_go() (prepare_go). */
+static int prepare_jvm(struct capture *c, char *err, size_t size)
+{
+	const struct capture_opts *o = c->opts;
+	struct jvm_source_opts jo = {
+		.question = o->question,
+		.proc_root = o->proc_root,
+		.async_profiler = o->async_profiler ? o->async_profiler : CAPTURE_ASYNC_PROFILER,
+		.journal = c->journal,
+		.duration_s = o->duration_s,
+	};
+	size_t i;
+	int ret;
+
+	if (!jvm_source_question(o->question) || !c->info.njvm)
+		return 0;
+	ret = jvm_source__new(&jo, &c->jsrc);
+	if (ret)
+		return fail(err, size, ret, "cannot read the JVMs");
+	for (i = 0; i < c->info.njvm; i++)
+		jvm_source__add(c->jsrc, c->info.jvm[i].pid, c->info.jvm[i].comm,
+				c->info.jvm[i].version);
+	return 0;
+}
+
 /* Sleeps or polls until the duration is over or the capture is stopped; refreshes the target
  * and the progress about once a second. */
 static int sample(struct capture *c, char *err, size_t size)
@@ -451,6 +480,8 @@ static int capture_setup(struct capture *c, char *err, size_t size)
 		ret = check_out_dir(o->out_dir, err, size);
 	if (!ret)
 		ret = prepare_go(c, err, size);
+	if (!ret)
+		ret = prepare_jvm(c, err, size);
 	return ret;
 }
 
@@ -569,6 +600,20 @@ static int read_back(struct capture *c, char *err, size_t size)
 	ret = new_profile(c, err, size);
 	if (ret)
 		return ret;
+	/* the JVMs first: their lock events replace their Java threads' futex waits */
+	if (c->jsrc) {
+		const uint32_t *lp;
+
+		ret = jvm_source__finish(c->jsrc, c->prof, go_labels, c);
+		if (ret)
+			return fail(err, size, ret, "reading the JVMs' records failed");
+		n = jvm_source__runtime_locks(c->jsrc, &lp);
+		for (i = 0; c->jvm && i < n; i++)
+			jvmframes__set_runtime_locks(c->jvm, lp[i]);
+		n = jvm_source__notes(c->jsrc, &gn);
+		for (i = 0; i < n; i++)
+			answer_add_note(c->res, "%s", gn[i]);
+	}
 	ret = c->src ? source__drain(c->src, frames_on_sample, c->frames) : 0;
 	if (ret)
 		return fail(err, size, ret, "reading the samples failed");
@@ -640,6 +685,7 @@ static void capture_free(struct capture *c)
 {
 	source__free(c->src);
 	go_source__free(c->go);
+	jvm_source__free(c->jsrc);
 	profile__free(c->prof);
 	frames__free(c->frames);
 	pyframes__free(c->py);
@@ -662,6 +708,10 @@ int capture_run(const struct capture_opts *opts, struct capture_result **out, ch
 	lockfd = capture_begin(opts, err, size);
 	if (lockfd < 0)
 		return lockfd;
+	/* What a killed capture left in containers, now that no other capture runs. */
+	snprintf(c.journal, sizeof(c.journal), "%s" CAPTURE_JOURNAL_SUFFIX,
+		 opts->lock_path ? opts->lock_path : DEFAULT_LOCK_PATH);
+	jvm_source_leftovers(c.journal, opts->proc_root);
 	ret = capture_setup(&c, err, size);
 	if (ret)
 		goto out;
@@ -678,6 +728,8 @@ int capture_run(const struct capture_opts *opts, struct capture_result **out, ch
 	/* The Go programs' start snapshots first. */
 	if (c.go)
 		go_source__start(c.go);
+	if (c.jsrc)
+		jvm_source__start(c.jsrc);
 	ret = sample(&c, err, size);
 	if (ret)
 		goto out;

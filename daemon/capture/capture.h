@@ -16,6 +16,10 @@
 
 #define CAPTURE_BUSY_MSG "a capture is already running on this server"
 #define CAPTURE_LOCK_PATH "/run/slideops-profiler.lock" /* the default of opts->lock_path */
+/* Where the image installs async-profiler (Dockerfile), the default of opts->async_profiler. */
+#define CAPTURE_ASYNC_PROFILER "/opt/slideops/async-profiler/lib/libasyncProfiler.so"
+/* The placement journal (daemon/capture/jvm_journal.h): the lock path and this. */
+#define CAPTURE_JOURNAL_SUFFIX ".placed"
 /* Exit status of `capture` when another capture holds the lock. */
 #define CAPTURE_EXIT_BUSY 3
 

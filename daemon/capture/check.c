@@ -26,10 +26,10 @@ static const char python_memory_reason[] =
 	"memory in use is read from the runtime's own profiler, which Python does not offer to "
 	"an outside tool; use Where memory grows (memory-growth) instead";
 
-static const char jvm_memory_reason[] =
-	"memory in use of a Java program is read from the JVM's own profilers (async-profiler "
-	"or JFR), which this build does not drive yet; use Where memory grows (memory-growth) "
-	"instead";
+static const char jvm_no_attach_reason[] =
+	"memory of a Java program is read from the JVM itself, through its attach mechanism, "
+	"and a JVM of the target disables it (-XX:+DisableAttachMechanism); use Where memory "
+	"grows (memory-growth) instead";
 
 static const char no_go_reason[] =
 	"memory in use is read from a runtime's own profiler (Go's heap profile), and the target "
@@ -47,11 +47,11 @@ const char *check_question_reason(enum question q, enum target_kind kind, unsign
 		       "time; capture it from the Service instead";
 	if ((q == Q_MEMORY_HELD || q == Q_MEMORY_ALLOC) && (runtimes & (1u << RUNTIME_PYTHON)))
 		return python_memory_reason;
-	if ((q == Q_MEMORY_HELD || q == Q_MEMORY_ALLOC) && !(runtimes & (1u << RUNTIME_GO)) &&
-	    (runtimes & (1u << RUNTIME_JVM)))
-		return jvm_memory_reason;
 	if (!qi->implemented)
 		return "not available in this build yet";
+	/* a JVM answers them itself (async-profiler or its Flight Recorder) */
+	if ((q == Q_MEMORY_HELD || q == Q_MEMORY_ALLOC) && (runtimes & (1u << RUNTIME_JVM)))
+		return (runtimes & CHECK_JVM_NO_ATTACH) ? jvm_no_attach_reason : NULL;
 	/* Go programs wait on a sync.Mutex in the Go scheduler, not in the kernel: for a target
 	 * of Go programs only, lock waits come from their own mutex and block profiles. */
 	if (q == Q_LOCKS && kind != TARGET_SERVER && runtimes == (1u << RUNTIME_GO)) {
@@ -216,8 +216,10 @@ static void scan_jvm(uint32_t pid, struct check_scan *sc)
 	if (sc->jvm_no_attach || jvm_vmstructs__open(pid, &vs))
 		return;
 	if (!jvm_vmstructs__flag_bool(vs, jvm_read_process, &pid, "DisableAttachMechanism", &off) &&
-	    off)
+	    off) {
 		sc->jvm_no_attach = pid;
+		sc->seen |= CHECK_JVM_NO_ATTACH;
+	}
 	jvm_vmstructs__free(vs);
 }
 

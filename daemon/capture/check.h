@@ -23,11 +23,14 @@ struct check_opts {
 
 /* With the runtime bits: a Go program of the target serves net/http/pprof (runtimes/go_pprof). */
 #define CHECK_GO_PPROF (1u << 31)
+/* With the runtime bits: a JVM of the target disables its attach mechanism. */
+#define CHECK_JVM_NO_ATTACH (1u << 30)
 
 /*
  * Why @q cannot be answered for a target whose processes run these runtimes (bit per
- * enum runtime_kind, plus CHECK_GO_PPROF), or NULL when it can. memory-held and memory-alloc
- * need a Go program that serves net/http/pprof; so does locks for a target of Go programs only
+ * enum runtime_kind, plus CHECK_GO_PPROF and CHECK_JVM_NO_ATTACH), or NULL when it can.
+ * memory-held and memory-alloc need a JVM that lets us attach (daemon/capture/jvm_source.h), or
+ * a Go program that serves net/http/pprof; so does locks for a target of Go programs only
  * (their waits on a sync.Mutex never reach the kernel). @go_missing says why a Go
  * program has no endpoint ("process 12 (app): it listens on no TCP port"; may be NULL). The
  * reason is a constant or written to @buf.

@@ -412,7 +412,9 @@ static bool jvm_own_wait(struct frames *f, const struct source_sample *s)
 		return false;
 	for (i = 0; i < s->nustack; i++)
 		if (s->ustack[i] & UW_JAVA_TAG)
-			return false;
+			/* a Java thread's wait: the JVM's own lock events may stand for it */
+			return f->o.question == Q_LOCKS &&
+			       jvmframes__runtime_wait(f->o.jvm, s->tgid, s->values[0]);
 	jvmframes__own_wait(f->o.jvm, s->values[0]);
 	return true;
 }

@@ -39,6 +39,10 @@ struct jvmframes {
 	int64_t own_wait_ns;
 	uint64_t sleeps; /* locks: waits in Thread.sleep / Object.wait, left out */
 	int64_t sleep_ns;
+	uint32_t runtime_locks[JVMFRAMES_MAX_RUNTIME_LOCKS];
+	size_t nruntime_locks;
+	uint64_t runtime_waits; /* locks: futex waits the JVM's own lock events replace */
+	int64_t runtime_wait_ns;
 	struct jvm_frame out[JVMFRAMES_MAX_EXPAND];
 };
 
@@ -251,6 +255,26 @@ void jvmframes__not_lock(struct jvmframes *jf, int64_t ns)
 		jf->sleep_ns += ns;
 }
 
+void jvmframes__set_runtime_locks(struct jvmframes *jf, uint32_t tgid)
+{
+	if (jf->nruntime_locks < JVMFRAMES_MAX_RUNTIME_LOCKS)
+		jf->runtime_locks[jf->nruntime_locks++] = tgid;
+}
+
+bool jvmframes__runtime_wait(struct jvmframes *jf, uint32_t tgid, int64_t ns)
+{
+	size_t i;
+
+	for (i = 0; i < jf->nruntime_locks; i++)
+		if (jf->runtime_locks[i] == tgid) {
+			jf->runtime_waits++;
+			if (ns > 0)
+				jf->runtime_wait_ns += ns;
+			return true;
+		}
+	return false;
+}
+
 static void note_one(const struct jvm_noted *n, struct capture_result *r)
 {
 	if (n->err == -ENOTSUP)
@@ -292,6 +316,14 @@ void jvmframes__notes(const struct jvmframes *jf, struct capture_result *r)
 				"(Object.wait) %.1f s in %llu stacks: not lock waits, left out; "
 				"wall shows them.",
 				(double)jf->sleep_ns / 1e9, (unsigned long long)jf->sleeps);
+	if (jf->runtime_waits)
+		answer_add_note(r,
+				"The JVM's lock waits are the ones it recorded itself (monitor "
+				"enters and parks on a lock, with its names): the %llu futex "
+				"waits (%.1f s) of its Java threads seen in the kernel are left "
+				"out, so that no wait counts twice.",
+				(unsigned long long)jf->runtime_waits,
+				(double)jf->runtime_wait_ns / 1e9);
 	if (jf->unnamed)
 		answer_add_note(r,
 				"%llu of %llu Java frames could not be named: their code was freed "

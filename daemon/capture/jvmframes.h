@@ -67,6 +67,14 @@ void jvmframes__own_wait(struct jvmframes *jf, int64_t ns);
 /* locks: @ns of a Java thread in Thread.sleep or Object.wait, left out; said in the notes. */
 void jvmframes__not_lock(struct jvmframes *jf, int64_t ns);
 
+/* locks: JVM @tgid's lock waits come from its own lock events (daemon/capture/jvm_source.h):
+ * the futex waits of its Java threads are left out (jvmframes__runtime_wait()). At most
+ * JVMFRAMES_MAX_RUNTIME_LOCKS; more are ignored. */
+#define JVMFRAMES_MAX_RUNTIME_LOCKS 8
+void jvmframes__set_runtime_locks(struct jvmframes *jf, uint32_t tgid);
+/* True (and counted for the notes) when a futex wait of @tgid's Java thread is left out so. */
+bool jvmframes__runtime_wait(struct jvmframes *jf, uint32_t tgid, int64_t ns);
+
 /* The notes: JVMs not walked, frames not named. */
 void jvmframes__notes(const struct jvmframes *jf, struct capture_result *r);
 

@@ -15,12 +15,18 @@
 #include "cgroups/resolver.h"
 #include "daemon/capture/capture.h"
 #include "runtimes/detect.h"
+#include "runtimes/jvm/jvm_asprof.h"
+#include "runtimes/jvm/jvm_guard.h"
+#include "runtimes/jvm/jvm_jfrctl.h"
 
 /* What the step texts are filled with. */
 struct plan_args {
 	const char *who; /* "the 3 processes of Service billing" */
 	const char *eps; /* the Go endpoints read */
 	size_t ngo;
+	const char *jvms; /* "process 12 (java)": the JVMs read through their attach mechanism */
+	size_t njvm;
+	const struct capture_target_info *info;
 	unsigned int hz, secs;
 };
 
@@ -68,6 +74,62 @@ static void go_goroutines_text(const struct plan_args *a, char *buf, size_t size
 		 a->secs);
 }
 
+/* The JVM's step of preparing: our file copied into its container. */
+static void jvm_place_text(const struct plan_args *a, char *buf, size_t size)
+{
+	if (a->info->asprof)
+		snprintf(buf, size,
+			 "Copy async-profiler (%.*f %s, checksum verified: sha256 %.16s) into the "
+			 "container's /tmp of %s for the capture, in a new directory of its own, and "
+			 "remove it afterwards.",
+			 a->info->asprof_size < 100000 ? 0 : 1,
+			 a->info->asprof_size < 100000 ? a->info->asprof_size / 1e3 :
+							 a->info->asprof_size / 1e6,
+			 a->info->asprof_size < 100000 ? "kB" : "MB", a->info->asprof_sha, a->jvms);
+	else
+		snprintf(buf, size,
+			 "Write a recording settings file into the container's /tmp of %s for the "
+			 "capture, in a new directory of its own, and remove it afterwards. The "
+			 "JVM's own Flight Recorder is used: async-profiler is not installed with "
+			 "this profiler.",
+			 a->jvms);
+}
+
+static const char *jvm_via(const struct plan_args *a)
+{
+	return a->info->asprof ? "load async-profiler into the JVM" :
+				 "start a Flight Recorder recording in the JVM";
+}
+
+static void jvm_alloc_text(const struct plan_args *a, char *buf, size_t size)
+{
+	char rate[64];
+
+	if (a->info->asprof)
+		snprintf(rate, sizeof(rate), "one sample per %d KiB allocated",
+			 JVM_ASPROF_ALLOC_BYTES >> 10);
+	else
+		snprintf(rate, sizeof(rate), "at most %d allocation samples a second",
+			 JVM_JFR_ALLOC_RATE);
+	snprintf(buf, size,
+		 "Through the JVM's attach mechanism, %s, recording a sample of the "
+		 "allocations with their stacks for %u second%s; then stop it and read what it "
+		 "wrote back. Nothing is restarted and nothing in the program changes. Expected "
+		 "overhead: %s.",
+		 jvm_via(a), a->secs, plural(a->secs), rate);
+}
+
+static void jvm_held_text(const struct plan_args *a, char *buf, size_t size)
+{
+	snprintf(buf, size,
+		 "Through the JVM's attach mechanism, %s, which samples objects as they are "
+		 "allocated for %u second%s; then run one garbage collection and read back "
+		 "which of them are still held, with the stacks that allocated them. Nothing is "
+		 "restarted and nothing in the program changes. Expected overhead: sampled "
+		 "allocations and one garbage collection.",
+		 jvm_via(a), a->secs, plural(a->secs));
+}
+
 static void threads_text(const struct plan_args *a, char *buf, size_t size)
 {
 	snprintf(buf, size,
@@ -93,6 +155,18 @@ static void locks_text(const struct plan_args *a, char *buf, size_t size)
 		 a->ngo ? a->eps : "",
 		 a->ngo ? " (goroutines waiting on a sync.Mutex park without a futex)" : "",
 		 CAPTURE_OVERHEAD_LOCKS_TEXT);
+	if (a->njvm) {
+		size_t n = strlen(buf);
+
+		snprintf(buf + n, size - n,
+			 " For %s, through the JVM's attach mechanism, %s that records its "
+			 "monitor and lock waits of %d ms or longer, with the JVM's own names.",
+			 a->jvms,
+			 a->info->asprof ? "load async-profiler" :
+					   "start a Flight Recorder recording",
+			 a->info->asprof ? JVM_ASPROF_LOCK_NS / 1000000 :
+					   JVM_JFR_LOCK_THRESHOLD_MS);
+	}
 }
 
 static void growth_text(const struct plan_args *a, char *buf, size_t size)
@@ -131,6 +205,9 @@ static const struct plan_branch {
 	[Q_MEMORY_HELD] = { NULL, go_find_text, go_heap_text },
 	[Q_MEMORY_ALLOC] = { NULL, go_find_text, go_allocs_text },
 	[Q_THREADS] = { NULL, go_find_text, go_goroutines_text },
+}, jvm_branches[] = {
+	[Q_MEMORY_HELD] = { NULL, jvm_place_text, jvm_held_text },
+	[Q_MEMORY_ALLOC] = { NULL, jvm_place_text, jvm_alloc_text },
 }, ebpf_branches[] = {
 	[Q_CPU] = { "Load the eBPF sampler into the kernel (cpu-clock events on every CPU).", NULL,
 		    cpu_text },
@@ -155,6 +232,8 @@ static const struct plan_branch *plan_branch(const struct capture_opts *o, size_
 	if (ngo &&
 	    (q == Q_MEMORY_HELD || q == Q_MEMORY_ALLOC || (q == Q_THREADS && info->goroutines)))
 		return &go_branches[q];
+	if (info && info->njvm && (q == Q_MEMORY_HELD || q == Q_MEMORY_ALLOC))
+		return &jvm_branches[q];
 	if ((size_t)q < ARRAY_SIZE(ebpf_branches) && ebpf_branches[q].sample_fn)
 		return &ebpf_branches[q];
 	return &ebpf_branches[Q_CPU];
@@ -203,6 +282,19 @@ static const char *go_endpoints(const struct capture_target_info *info, char *bu
 	return buf;
 }
 
+/* "process 12 (java)", "process 12 (java) and process 13 (java)" */
+static const char *jvm_list(const struct capture_target_info *info, char *buf, size_t size)
+{
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < info->njvm && len < size; i++)
+		len += snprintf(buf + len, size - len, "%sprocess %u (%s)",
+				i ? (i + 1 == info->njvm ? " and " : ", ") : "", info->jvm[i].pid,
+				info->jvm[i].comm);
+	return buf;
+}
+
 /* "every process on this server", "the 3 processes of Service billing" */
 static const char *plan_who(const struct capture_opts *o, int nprocs, char *who, size_t size)
 {
@@ -227,12 +319,15 @@ static const char *plan_who(const struct capture_opts *o, int nprocs, char *who,
 int capture_plan(const struct capture_opts *o, const struct capture_target_info *info,
 		 struct capture_step *steps, int max)
 {
-	char who[TARGET_NAME_MAX + 64], path[512], desc[128], eps[512] = "";
+	char who[TARGET_NAME_MAX + 64], path[512], desc[128], eps[512] = "", jvms[512] = "";
 	struct capture_step all[CAPTURE_PHASE_COUNT];
 	size_t ngo = info && o->target.kind != TARGET_SERVER ? info->ngo : 0;
 	struct plan_args a = { .who = who,
 			       .eps = eps,
 			       .ngo = ngo,
+			       .jvms = jvms,
+			       .njvm = info && o->target.kind != TARGET_SERVER ? info->njvm : 0,
+			       .info = info,
 			       .hz = o->freq_hz ? o->freq_hz : 99,
 			       .secs = capture_duration(o) };
 	const struct plan_branch *b = plan_branch(o, ngo, info);
@@ -241,6 +336,8 @@ int capture_plan(const struct capture_opts *o, const struct capture_target_info 
 	plan_who(o, info ? info->nprocs : -1, who, sizeof(who));
 	if (ngo)
 		go_endpoints(info, eps, sizeof(eps));
+	if (a.njvm)
+		jvm_list(info, jvms, sizeof(jvms));
 	snprintf(all[CAPTURE_PHASE_BINARY].text, sizeof(all[0].text),
 		 "Use the SlideOps profiler at %s (%s). It stays there for the next capture.",
 		 self_path(path, sizeof(path)), self_desc(desc, sizeof(desc)));
@@ -286,7 +383,8 @@ static void inspect_refuse(const struct capture_opts *o, const char *other,
 			 qi->id, qi->text, info->go_missing);
 		return;
 	}
-	if ((o->question != Q_MEMORY_HELD && o->question != Q_MEMORY_ALLOC) || info->ngo)
+	if ((o->question != Q_MEMORY_HELD && o->question != Q_MEMORY_ALLOC) || info->ngo ||
+	    info->njvm)
 		return;
 	if (info->ngo_missing)
 		snprintf(info->refuse, sizeof(info->refuse),
@@ -303,6 +401,34 @@ static void inspect_refuse(const struct capture_opts *o, const char *other,
 			qi->id, qi->text, other[0] ? other : "the target");
 }
 
+/* Whether async-profiler is there to be copied into the JVMs, with its size and sha256. */
+static void inspect_asprof(const struct capture_opts *o, struct capture_target_info *info)
+{
+	const char *path = o->async_profiler ? o->async_profiler : CAPTURE_ASYNC_PROFILER;
+	uint8_t digest[SHA256_DIGEST_LEN];
+	struct stat st;
+	int fd;
+
+	size_t i, ok = 0;
+
+	info->asprof = false;
+	/* not for JVMs of versions an agent may crash (runtimes/jvm/jvm_guard.h) */
+	for (i = 0; i < info->njvm; i++)
+		ok += !jvm_guard_agent(info->jvm[i].version);
+	if (!ok || !*path)
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size <= JVM_SOURCE_MAX_LIB &&
+	    sha256_fd(fd, JVM_SOURCE_MAX_LIB, digest) >= 0) {
+		info->asprof = true;
+		info->asprof_size = (size_t)st.st_size;
+		sha256_hex(digest, info->asprof_sha);
+	}
+	close(fd);
+}
+
 void capture_inspect_go(const struct capture_opts *o, const uint32_t *pids, size_t n,
 			struct go_source *gs, struct capture_target_info *info)
 {
@@ -312,12 +438,21 @@ void capture_inspect_go(const struct capture_opts *o, const uint32_t *pids, size
 
 	info->nprocs = (int)n;
 	for (i = 0; i < n; i++) {
-		struct runtime_info ri;
+		struct runtime_info ri = { 0 };
 		uint16_t port = 0;
 		int ret;
 
 		proc_read_comm(o->proc_root, pids[i], comm, sizeof(comm));
 		if (runtime_detect(&dopts, (int)pids[i], &ri) < 0 || ri.kind != RUNTIME_GO) {
+			if (jvm_source_question(o->question) && ri.kind == RUNTIME_JVM &&
+			    info->njvm < JVM_SOURCE_MAX_PROCS) {
+				info->jvm[info->njvm].pid = pids[i];
+				snprintf(info->jvm[info->njvm].comm, sizeof(info->jvm[0].comm),
+					 "%s", comm);
+				snprintf(info->jvm[info->njvm].version,
+					 sizeof(info->jvm[0].version), "%s", ri.version);
+				info->njvm++;
+			}
 			if (!info->nother++)
 				snprintf(other, sizeof(other), "process %u (%s)", pids[i], comm);
 			continue;
@@ -346,6 +481,7 @@ void capture_inspect_go(const struct capture_opts *o, const uint32_t *pids, size
 		go_source__endpoint(gs, info->go[i].pid, info->go[i].host,
 				    sizeof(info->go[i].host));
 	info->goroutines = o->question == Q_THREADS && info->ngo && info->ngo == n;
+	inspect_asprof(o, info);
 	inspect_refuse(o, other, info);
 }
 

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "daemon/capture/go_source.h"
+#include "daemon/capture/jvm_source.h"
 
 struct capture_opts;
 
@@ -57,7 +58,19 @@ struct capture_target_info {
 	char go_missing[320]; /* the first: "process 12 (app): it listens on no TCP port" */
 	size_t nother;	      /* processes that are not Go programs */
 	bool goroutines;      /* threads: every process is Go with an endpoint */
-	char refuse[768];     /* non-empty: why the question cannot be answered */
+	/* HotSpot JVMs read through their attach mechanism (memory-alloc, memory-held, locks;
+	 * daemon/capture/jvm_source.h) */
+	size_t njvm;
+	struct {
+		uint32_t pid;
+		char comm[16];
+		char version[32]; /* "17" */
+	} jvm[JVM_SOURCE_MAX_PROCS];
+	/* async-profiler is copied in (else the JVMs' Flight Recorder is used): its size, sha256 */
+	bool asprof;
+	size_t asprof_size;
+	char asprof_sha[65];
+	char refuse[768]; /* non-empty: why the question cannot be answered */
 };
 
 /*

@@ -36,6 +36,9 @@ struct capture_opts {
 	const char *proc_root;	     /* default /proc */
 	owner_name_fn_t name_fn;     /* names Services (Kubernetes, config rules); may be NULL */
 	void *name_ctx;
+	/* async-profiler's library for the JVM memory and lock questions (config key
+	 * async_profiler); NULL: CAPTURE_ASYNC_PROFILER; "" or absent: the JVM's Flight Recorder */
+	const char *async_profiler;
 };
 
 /* One thread of a `threads` capture: how its time split, and what it was doing. */

@@ -533,23 +533,25 @@ jvm_compile()
 # under JDK as $JUSER in its own pid, mount and net namespaces with a private /tmp and / as its
 # cwd; the namespace's pid 1 is a shell (so the JVM is not init, which the kernel would shield
 # from signals it does not handle). Waits for its "ready"; its host pid in JVM_PID, its /tmp
-# (as the host reaches it) in JVM_TMP.
+# (as the host reaches it) in JVM_TMP. JVM_TMP_OPTS: the mount options of that /tmp (a tmpfs;
+# default mode=1777,size=16m).
 # shellcheck disable=SC2034
 jvm_start()
 {
 	local jdk=$1 upid init log=$LIB_STATE/logs/jvm.$RANDOM.log
 	shift
 	unshare --pid --mount --net --fork --propagation private sh -c '
-		u=$1 g=$2 jdk=$3 cp=$4 main=$5
-		shift 5
+		u=$1 g=$2 jdk=$3 cp=$4 main=$5 tmpopts=$6
+		shift 6
 		# the classes may live under /tmp (a clone in mktemp -d): bound to /mnt of this
 		# namespace before its own /tmp hides them
 		mount -t proc proc /proc && mount --bind "$cp" /mnt &&
-		mount -t tmpfs -o mode=1777,size=16m tmpfs /tmp &&
+		mount -t tmpfs -o "$tmpopts" tmpfs /tmp &&
 		cd / && setpriv --reuid="$u" --regid="$g" --clear-groups -- "$jdk/bin/java" \
 			-Xmx64m -XX:+UseSerialGC -cp /mnt "$@" $main &
 		wait' jvm_start "$JUID" "$JGID" "$jdk" "$CLASSES" \
-		"${JVM_MAIN:-AttachTarget 120}" "$@" </dev/null >"$log" 2>&1 &
+		"${JVM_MAIN:-AttachTarget 120}" "${JVM_TMP_OPTS:-mode=1777,size=16m}" "$@" \
+		</dev/null >"$log" 2>&1 &
 	upid=$!
 	echo "$upid" >>"$LIB_STATE/pids"
 	wait_for "init=\$(pgrep -P $upid | head -1); [ -n \"\$init\" ] && \
@@ -563,6 +565,28 @@ jvm_start()
 	[ "$(stat -c %u /proc/"$JVM_PID")" = "$JUID" ] || fail "the JVM does not run as $JUSER"
 	JVM_TMP=/proc/$JVM_PID/root/tmp
 	JVM_LOG=$log
+}
+
+# jvm_probe_build: tests/integration/jvm_probe.c built against the profiler's objects (with
+# their sanitizers), into JVM_PROBE.
+# shellcheck disable=SC2034
+jvm_probe_build()
+{
+	local objs libbpf= san= d
+	[ -d "$OUTPUT/obj" ] || fail "$OUTPUT/obj is missing (run make first)"
+	objs=$(find "$OUTPUT/obj" -name '*.o' ! -path '*/daemon/main.o' | sort)
+	for d in /usr/lib/$(gcc -print-multiarch) /usr/lib64 /usr/lib; do
+		[ -f "$d/libbpf.a" ] && libbpf=$d/libbpf.a && break
+	done
+	[ -n "$libbpf" ] || fail "no libbpf.a"
+	nm "$OUTPUT/obj/runtimes/jvm/jvm_attach.o" | grep __asan >/dev/null &&
+		san="-fsanitize=address,undefined"
+	JVM_PROBE=$TMP/jvm_probe
+	# shellcheck disable=SC2086
+	cc -std=gnu11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror $san -I"$REPO_ROOT" -I"$OUTPUT" \
+		-o "$JVM_PROBE" "$LIB_DIR/jvm_probe.c" $objs "$libbpf" \
+		$(pkg-config --libs libelf libdw zlib jansson yaml-0.1 libcurl libmicrohttpd) \
+		-lpthread -lm -lstdc++ || fail "cannot build jvm_probe"
 }
 
 # jvm_stop: kills the JVM's namespace (its pid 1, and with it everything in it).

@@ -25,20 +25,7 @@ jvm_setup
 jvm_compile AttachTarget
 
 # --- the probe, built against the objects of `make` ------------------------------------------
-[ -d "$OUTPUT/obj" ] || fail "$OUTPUT/obj is missing (run make first)"
-objs=$(find "$OUTPUT/obj" -name '*.o' ! -path '*/daemon/main.o' | sort)
-libbpf=
-for d in /usr/lib/$(gcc -print-multiarch) /usr/lib64 /usr/lib; do
-	[ -f "$d/libbpf.a" ] && libbpf=$d/libbpf.a && break
-done
-[ -n "$libbpf" ] || fail "no libbpf.a"
-san=
-nm "$OUTPUT/obj/runtimes/jvm/jvm_attach.o" | grep __asan >/dev/null && san="-fsanitize=address,undefined"
-# shellcheck disable=SC2086
-cc -std=gnu11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror $san -I"$REPO_ROOT" -I"$OUTPUT" \
-	-o "$TMP/jvm_probe" "$LIB_DIR/jvm_probe.c" $objs "$libbpf" \
-	$(pkg-config --libs libelf libdw zlib jansson yaml-0.1 libcurl libmicrohttpd) \
-	-lpthread -lm -lstdc++ || fail "cannot build jvm_probe"
+jvm_probe_build
 
 # --- the JDKs ----------------------------------------------------------------------------------
 for jdk in $JDKS; do
@@ -46,13 +33,13 @@ for jdk in $JDKS; do
 	jvm_start "$jdk"
 	before=$(tmp_files)
 
-	"$TMP/jvm_probe" vmstructs "$JVM_PID" >"$TMP/vms.$name" 2>"$TMP/vms.$name.err"
+	"$JVM_PROBE" vmstructs "$JVM_PID" >"$TMP/vms.$name" 2>"$TMP/vms.$name.err"
 	rc=$?
 	cat "$TMP/vms.$name.err" "$TMP/vms.$name" >&2
 	[ "$rc" -eq 0 ] || fail "$name: VMStructs fields missing (rc $rc): $(grep MISSING "$TMP/vms.$name" | tr '\n' ' ')"
 
 	t0=$(date +%s%N)
-	"$TMP/jvm_probe" attach "$JVM_PID" threaddump >"$TMP/dump.$name" 2>"$TMP/dump.$name.err" ||
+	"$JVM_PROBE" attach "$JVM_PID" threaddump >"$TMP/dump.$name" 2>"$TMP/dump.$name.err" ||
 		fail "$name: threaddump failed: $(cat "$TMP/dump.$name.err")"
 	ms=$((($(date +%s%N) - t0) / 1000000))
 	log "$name: $(cat "$TMP/dump.$name.err") (wall $ms ms); first lines:"
@@ -64,7 +51,7 @@ for jdk in $JDKS; do
 	check_tmp "$before" "$name after threaddump"
 
 	# The listener is up now: a second command (jcmd) connects without trigger or signal.
-	"$TMP/jvm_probe" attach "$JVM_PID" jcmd VM.version >"$TMP/ver.$name" 2>&1 ||
+	"$JVM_PROBE" attach "$JVM_PID" jcmd VM.version >"$TMP/ver.$name" 2>&1 ||
 		fail "$name: jcmd VM.version failed: $(cat "$TMP/ver.$name")"
 	grep -q 'JDK [0-9]' "$TMP/ver.$name" || fail "$name: VM.version says: $(head -3 "$TMP/ver.$name")"
 	check_tmp "$before" "$name after jcmd"
@@ -76,7 +63,7 @@ done
 jvm_start "$JDK17" -XX:+DisableAttachMechanism
 before=$(tmp_files)
 t0=$(date +%s%N)
-"$TMP/jvm_probe" attach "$JVM_PID" threaddump >"$TMP/disabled" 2>&1 && fail "attach to a JVM with -XX:+DisableAttachMechanism succeeded"
+"$JVM_PROBE" attach "$JVM_PID" threaddump >"$TMP/disabled" 2>&1 && fail "attach to a JVM with -XX:+DisableAttachMechanism succeeded"
 ms=$((($(date +%s%N) - t0) / 1000000))
 log "DisableAttachMechanism: $(cat "$TMP/disabled") (wall $ms ms)"
 grep -q 'Operation not supported' "$TMP/disabled" || fail "DisableAttachMechanism: not the expected error: $(cat "$TMP/disabled")"
@@ -109,7 +96,7 @@ jvm_start "$JDK17"
 before=$(tmp_files)
 kill -STOP "$JVM_PID"
 t0=$(date +%s%N)
-"$TMP/jvm_probe" attach "$JVM_PID" threaddump >"$TMP/stopped" 2>&1 && fail "attach to a stopped JVM succeeded"
+"$JVM_PROBE" attach "$JVM_PID" threaddump >"$TMP/stopped" 2>&1 && fail "attach to a stopped JVM succeeded"
 ms=$((($(date +%s%N) - t0) / 1000000))
 log "stopped JVM: $(cat "$TMP/stopped") (wall $ms ms)"
 grep -q 'Timer expired' "$TMP/stopped" || fail "stopped JVM: not the expected error: $(cat "$TMP/stopped")"
@@ -125,7 +112,7 @@ jvm_stop
 last_jdk=${JDKS##* }
 jvm_start "$last_jdk" -Xrs
 before=$(tmp_files)
-"$TMP/jvm_probe" attach "$JVM_PID" threaddump >"$TMP/xrs" 2>"$TMP/xrs.err" ||
+"$JVM_PROBE" attach "$JVM_PID" threaddump >"$TMP/xrs" 2>"$TMP/xrs.err" ||
 	fail "-Xrs: threaddump failed: $(cat "$TMP/xrs.err")"
 grep -qF '"slideops-compute"' "$TMP/xrs" || fail "-Xrs: the dump does not name slideops-compute"
 check_tmp "$before" "-Xrs"
@@ -135,7 +122,7 @@ jvm_stop
 jvm_start "$last_jdk" -Xrs -XX:+DisableAttachMechanism
 before=$(tmp_files)
 t0=$(date +%s%N)
-"$TMP/jvm_probe" attach "$JVM_PID" threaddump >"$TMP/xrs2" 2>&1 && fail "-Xrs -XX:+DisableAttachMechanism: attach succeeded"
+"$JVM_PROBE" attach "$JVM_PID" threaddump >"$TMP/xrs2" 2>&1 && fail "-Xrs -XX:+DisableAttachMechanism: attach succeeded"
 ms=$((($(date +%s%N) - t0) / 1000000))
 log "-Xrs -XX:+DisableAttachMechanism: $(cat "$TMP/xrs2") (wall $ms ms)"
 grep -q 'Operation not permitted' "$TMP/xrs2" || fail "-Xrs: not the expected error: $(cat "$TMP/xrs2")"

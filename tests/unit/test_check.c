@@ -41,10 +41,10 @@ static const char not_yet[] = "not available in this build yet";
 static const char no_go[] =
 	"memory in use is read from a runtime's own profiler (Go's heap profile), and the target "
 	"runs no Go program; use Where memory grows (memory-growth) instead";
-static const char jvm_memory[] =
-	"memory in use of a Java program is read from the JVM's own profilers (async-profiler "
-	"or JFR), which this build does not drive yet; use Where memory grows (memory-growth) "
-	"instead";
+static const char jvm_no_attach[] =
+	"memory of a Java program is read from the JVM itself, through its attach mechanism, "
+	"and a JVM of the target disables it (-XX:+DisableAttachMechanism); use Where memory "
+	"grows (memory-growth) instead";
 static const char go_no_pprof[] =
 	"memory in use is read from the Go program's own profiler, so the program must serve "
 	"net/http/pprof on a local port, and it does not (process 12: it listens on no TCP port); "
@@ -105,12 +105,15 @@ static void test_question_reason(void **state)
 		{ Q_MEMORY_ALLOC, TARGET_UNIT, GO | NATIVE, go_no_pprof },
 		{ Q_MEMORY_HELD, TARGET_SERVER, GOPP, not_server },
 		{ Q_MEMORY_HELD, TARGET_PIDS, GOPP | PY, python_memory },
-		/* no Go program at all; a JVM's own profilers are not driven yet */
+		/* no Go program at all; a JVM answers them itself, unless it refuses attach */
 		{ Q_MEMORY_HELD, TARGET_SERVICE, 0, no_go },
 		{ Q_MEMORY_HELD, TARGET_SERVICE, NATIVE, no_go },
-		{ Q_MEMORY_ALLOC, TARGET_PIDS, JVM, jvm_memory },
-		{ Q_MEMORY_HELD, TARGET_UNIT, JVM | NATIVE, jvm_memory },
-		{ Q_MEMORY_HELD, TARGET_PIDS, JVM | GO, go_no_pprof },
+		{ Q_MEMORY_ALLOC, TARGET_PIDS, JVM, NULL },
+		{ Q_MEMORY_HELD, TARGET_UNIT, JVM | NATIVE, NULL },
+		{ Q_MEMORY_HELD, TARGET_PIDS, JVM | GO, NULL },
+		{ Q_MEMORY_ALLOC, TARGET_PIDS, JVM | CHECK_JVM_NO_ATTACH, jvm_no_attach },
+		{ Q_MEMORY_HELD, TARGET_SERVER, JVM, not_server },
+		{ Q_MEMORY_HELD, TARGET_PIDS, JVM | PY, python_memory },
 		/* locks of Go programs only: their own mutex and block profiles */
 		{ Q_LOCKS, TARGET_PIDS, GO, go_locks },
 		{ Q_LOCKS, TARGET_SERVICE, GOPP, NULL },
@@ -179,6 +182,9 @@ static void test_question_reason_all(void **state)
 					want = not_yet;
 				else if (q == Q_LOCKS && k != TARGET_SERVER && runtimes[r] == GO)
 					want = go_locks_unknown;
+				else if ((q == Q_MEMORY_HELD || q == Q_MEMORY_ALLOC) &&
+					 (runtimes[r] & JVM))
+					want = NULL; /* the JVM answers itself */
 				else if ((q == Q_MEMORY_HELD || q == Q_MEMORY_ALLOC) &&
 					 !(runtimes[r] & CHECK_GO_PPROF))
 					want = runtimes[r] & GO ? go_no_pprof_unknown : no_go;

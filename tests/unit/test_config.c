@@ -189,7 +189,7 @@ static void test_valid(void **state)
 
 #define KNOWN_ROOT                                                                             \
 	"node_name, listen, store_dir, retention_per_service, continuous, continuous_hz, "    \
-	"continuous_retention_hours, log_level, kubernetes, cluster_api, pyroscope, "          \
+	"continuous_retention_hours, log_level, async_profiler, kubernetes, cluster_api, pyroscope, "          \
 	"tokens_file, audit_log, services"
 #define LISTEN_WANT "host:port with a port from 1 to 65535 (\":7070\" for all addresses)"
 #define RETENTION(v)                                                                           \
@@ -466,6 +466,17 @@ static void test_defaults(void **state)
 	assert_false(c.kube_enabled);
 	assert_null(c.services);
 	assert_string_equal(c.spool_dir, "/var/lib/slideops/profiler/spool");
+	/* async-profiler: the image's path by default, any absolute path, or "" (none) */
+	assert_string_equal(c.async_profiler,
+			    "/opt/slideops/async-profiler/lib/libasyncProfiler.so");
+	assert_int_equal(config_parse("async_profiler: /x/lib.so", 25, NULL, &c, NULL, 0), 0);
+	assert_string_equal(c.async_profiler, "/x/lib.so");
+	config_free(&c);
+	assert_int_equal(config_parse("async_profiler: ''", 18, NULL, &c, NULL, 0), 0);
+	assert_string_equal(c.async_profiler, "");
+	config_free(&c);
+	assert_int_equal(config_parse("async_profiler: lib.so", 22, NULL, &c, NULL, 0), -EINVAL);
+	config_defaults(&c);
 
 	setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1", 1);
 	unsetenv("NODE_NAME");

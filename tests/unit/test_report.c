@@ -177,6 +177,23 @@ static void test_answer_memory(void **state)
 		  1, 3, "Service billing", false,
 		  "Over 3 seconds, Service billing allocated 1.5 GiB on the Go heap (16106127360 "
 		  "objects), most of it (100%) in main.allocDuring." },
+		/* a JVM's own records: Java frames under the class it allocated, which is never
+		 * the answer while a frame is above it */
+		{ { { "Service shop", "java", 9, 1 << 20,
+		      { { "long[]", REPORT_CLASS_MAPPING, PROF_LANG_JAVA },
+			{ "JavaMem.retainBlocks", "jfr", PROF_LANG_JAVA },
+			{ "java.lang.Thread.run", "jfr", PROF_LANG_JAVA } } } },
+		  1, 3, "process 9 (java)", true,
+		  "At the end of 3 seconds, process 9 (java) held 1.0 MiB of Java heap in use "
+		  "(10485760 sampled objects), most of it (100%) allocated in JavaMem.retainBlocks." },
+		{ { { "Service shop", "java", 9, 1 << 20,
+		      { { "byte[]", REPORT_CLASS_MAPPING, PROF_LANG_JAVA },
+			{ "java.lang.Thread.run", "jfr", PROF_LANG_JAVA } } },
+		    { "Service shop", "app", 7, 1 << 21,
+		      { { "main.allocDuring", GOAPP, PROF_LANG_GO } } } },
+		  2, 3, "Service shop", false,
+		  "Over 3 seconds, Service shop allocated 3.0 MiB on the heap (31457280 objects), most "
+		  "of it (67%) in main.allocDuring." },
 		{ {}, 0, 10, "process 7 (app)", true,
 		  "At the end of 10 seconds, process 7 (app) held no Go heap memory that its heap "
 		  "profile shows." },
