@@ -232,7 +232,15 @@ FUZZ_SRCS_jvm_vmstructs := runtimes/jvm/jvm_vmstructs.c symbols/elf_file.c symbo
 FUZZ_SRCS_jvm_attach := runtimes/jvm/jvm_attach.c $(FUZZ_SRCS_jvm_vmstructs)
 fuzz_srcs = $(if $(FUZZ_SRCS_$(1)),$(FUZZ_SRCS_$(1)) $(wildcard base/*.c),\
 	$(patsubst $(OUTPUT)/obj/%.o,%.c,$(call mod_objs,$(1))))
-$(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(call fuzz_srcs,$$*)
+# Each source is compiled once for all the targets that link it (fuzzer-no-link: the targets'
+# own main comes from libFuzzer at the link).
+FUZZ_OBJ_CFLAGS := $(filter-out -fsanitize=%,$(FUZZ_CFLAGS)) -fsanitize=fuzzer-no-link,address,undefined
+fuzz_objs = $(patsubst %.c,$(OUTPUT)/fuzzobj/%.o,$(call fuzz_srcs,$(1)))
+$(OUTPUT)/fuzzobj/%.o: %.c
+	$(call msg,FUZZCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_OBJ_CFLAGS) -MMD -MP -c $< -o $@
+$(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(call fuzz_objs,$$*)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ $(LDLIBS) -o $@

@@ -29,6 +29,7 @@
 #include "runtimes/jvm/jvm_attach.h"
 #include "runtimes/jvm/jvm_guard.h"
 #include "runtimes/jvm/jvm_jfrctl.h"
+#include "runtimes/jvm/jvm_records.h"
 
 #define LIB_NAME "libasyncProfiler.so"
 #define JFC_NAME "slideops.jfc"
@@ -580,63 +581,29 @@ static int java_frame(struct adder *a, const char *cls, const char *method, uint
 	struct prof_frame_info fi = { .mapping = a->mapping, .line = line, .lang = PROF_LANG_JAVA };
 	char name[512];
 
-	snprintf(name, sizeof(name), "%s%s%s", cls ? cls : "", cls && method ? "." : "",
+	snprintf(name, sizeof(name), "%.*s%s%s", cls ? (int)jvm_records_class_len(cls) : 0,
+		 cls ? cls : "", cls && method ? "." : "",
 		 method ? method : (cls ? "" : "[unknown]"));
 	fi.function = name;
 	return profile__frame(a->dst, &fi);
 }
 
-/* Bytes of an object JDK 17 does not size: an array from its length, else the smallest. */
-static uint64_t estimate_size(const char *cls, int64_t elems)
-{
-	static const struct {
-		const char *name;
-		unsigned int size;
-	} prim[] = { { "byte[]", 1 }, { "boolean[]", 1 }, { "char[]", 2 }, { "short[]", 2 },
-		     { "int[]", 4 },  { "float[]", 4 },	  { "long[]", 8 }, { "double[]", 8 } };
-	size_t i, l = cls ? strlen(cls) : 0;
-
-	if (elems < 0 || l < 2 || strcmp(cls + l - 2, "[]"))
-		return 16;
-	for (i = 0; i < sizeof(prim) / sizeof(prim[0]); i++)
-		if (!strcmp(cls, prim[i].name))
-			return 16 + (uint64_t)elems * prim[i].size;
-	return 16 + (uint64_t)elems * 4; /* references, compressed */
-}
-
 /* True for an event of the question that counts, with its two values. */
 static bool event_values(struct adder *a, const struct jfr_event *ev, int64_t v[2])
 {
-	v[1] = 1;
-	switch (a->js->o.question) {
-	case Q_MEMORY_ALLOC:
-		v[0] = (int64_t)ev->weight;
-		return ev->kind == JFR_ALLOC_SAMPLE || ev->kind == JFR_ALLOC_IN_TLAB ||
-		       ev->kind == JFR_ALLOC_OUTSIDE;
-	case Q_MEMORY_HELD:
-		if (ev->kind != JFR_OLD_OBJECT && ev->kind != JFR_LIVE_OBJECT)
-			return false;
-		/* allocated during the capture (the sampler may hold older objects) */
-		if (ev->alloc_ns && ev->alloc_ns < a->js->start_ns - 1000000000LL) {
-			a->not_held++;
-			return false;
-		}
-		v[0] = (int64_t)ev->weight;
-		if (!ev->weight) {
-			v[0] = (int64_t)estimate_size(ev->object_class, ev->array_elements);
-			a->unsized++;
-		}
+	/* the sampler may hold objects from before our recording: 1 s of slack for the clocks */
+	switch (jvm_records_value(jfr_mode(a->js->o.question), ev, a->js->start_ns - 1000000000LL,
+				  v)) {
+	case JVM_REC_ESTIMATED:
+		a->unsized++;
 		return true;
-	case Q_LOCKS:
-		v[0] = ev->duration_ns;
-		if (ev->kind == JFR_MONITOR_ENTER)
-			return true;
-		/* a park on a condition (or on nothing) waits for a signal, not for a lock */
-		if (ev->kind == JFR_THREAD_PARK && ev->object_class &&
-		    !strstr(ev->object_class, "ConditionObject"))
-			return true;
-		if (ev->kind == JFR_THREAD_PARK)
-			a->not_lock++;
+	case JVM_REC_COUNT:
+		return true;
+	case JVM_REC_NOT_HELD:
+		a->not_held++;
+		return false;
+	case JVM_REC_NOT_LOCK:
+		a->not_lock++;
 		return false;
 	default:
 		return false;
