@@ -310,6 +310,10 @@ static int start_workers(struct daemon *d)
 					.metrics = &d->metrics };
 	int err;
 
+	/* what a killed agent left in JVMs' containers, before the first capture */
+	err = capture_leftovers(NULL, NULL);
+	if (err > 0)
+		pr_info("removed %d placements an earlier capture left in containers", err);
 	err = jobs__new(&jo, &d->jobs);
 	if (err)
 		return pr_err_errno(err, "cannot start the capture worker");

@@ -169,6 +169,23 @@ static void goroutines_answer(const struct capture_opts *o, const struct answer_
 			 n - 4);
 }
 
+/* memory-held, memory-alloc of JVMs that recorded nothing (the notes say why). */
+static void jvm_nothing_answer(const struct capture_opts *o, const char *who, char *buf,
+			       size_t size)
+{
+	who = who ? who : "the target";
+	if (o->question == Q_MEMORY_HELD)
+		snprintf(buf, size,
+			 "At the end of %u seconds, %s held nothing on the Java heap that the JVM "
+			 "sampled during the capture.",
+			 o->duration_s, who);
+	else
+		snprintf(buf, size,
+			 "Over %u seconds, %s allocated nothing on the Java heap that the JVM "
+			 "sampled.",
+			 o->duration_s, who);
+}
+
 void answer_write(const struct capture_opts *o, const struct answer_input *in,
 		  struct capture_result *r)
 {
@@ -191,8 +208,12 @@ void answer_write(const struct capture_opts *o, const struct answer_input *in,
 		break;
 	case Q_MEMORY_HELD:
 	case Q_MEMORY_ALLOC:
-		report_answer_memory(rep, o->duration_s, target, o->question == Q_MEMORY_HELD,
-				     r->answer, sizeof(r->answer));
+		if (rep->total <= 0 && in->njvm && !in->ngo)
+			jvm_nothing_answer(o, target, r->answer, sizeof(r->answer));
+		else
+			report_answer_memory(rep, o->duration_s, target,
+					     o->question == Q_MEMORY_HELD, r->answer,
+					     sizeof(r->answer));
 		break;
 	case Q_LOCKS:
 		report_answer_locks(rep, o->duration_s, target, r->answer, sizeof(r->answer));

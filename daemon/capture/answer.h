@@ -38,6 +38,7 @@ struct answer_input {
 	uint64_t unattributed; /* samples of processes gone before they were read */
 	bool goroutines;       /* threads of Go programs: @groups answers */
 	size_t ngo;	       /* Go programs read */
+	size_t njvm;	       /* JVMs read through their attach mechanism (memory, locks) */
 	const struct go_goroutine_group *groups;
 	size_t ngroups;
 	uint64_t total;	 /* goroutines */

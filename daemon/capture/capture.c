@@ -192,6 +192,25 @@ static int take_lock(const char *path)
 	return fd;
 }
 
+static void journal_path(const char *lock_path, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s" CAPTURE_JOURNAL_SUFFIX, lock_path ? lock_path : DEFAULT_LOCK_PATH);
+}
+
+int capture_leftovers(const char *lock_path, const char *proc_root)
+{
+	char journal[600];
+	int fd, n;
+
+	fd = take_lock(lock_path ? lock_path : DEFAULT_LOCK_PATH);
+	if (fd < 0)
+		return fd;
+	journal_path(lock_path, journal, sizeof(journal));
+	n = jvm_source_leftovers(journal, proc_root);
+	close(fd);
+	return n;
+}
+
 static int check_out_dir(const char *dir, char *err, size_t size)
 {
 	int ret = mkdir_p(dir);
@@ -223,6 +242,7 @@ static void answer_input(const struct capture *c, struct answer_input *in,
 	in->unattributed = frames__unattributed(c->frames);
 	in->goroutines = c->info.goroutines;
 	in->ngo = c->info.ngo;
+	in->njvm = jvm_source__count(c->jsrc);
 	if (c->go)
 		in->groups = go_source__goroutines(c->go, &in->ngroups, &in->total);
 	symbolizer__refused(c->sym, NULL, &in->nrefused);
@@ -709,8 +729,7 @@ int capture_run(const struct capture_opts *opts, struct capture_result **out, ch
 	if (lockfd < 0)
 		return lockfd;
 	/* What a killed capture left in containers, now that no other capture runs. */
-	snprintf(c.journal, sizeof(c.journal), "%s" CAPTURE_JOURNAL_SUFFIX,
-		 opts->lock_path ? opts->lock_path : DEFAULT_LOCK_PATH);
+	journal_path(opts->lock_path, c.journal, sizeof(c.journal));
 	jvm_source_leftovers(c.journal, opts->proc_root);
 	ret = capture_setup(&c, err, size);
 	if (ret)

@@ -32,6 +32,14 @@ unsigned int capture_duration(const struct capture_opts *opts);
 int capture_validate(const struct capture_opts *opts, char *err, size_t size);
 
 /*
+ * Removes what a capture killed before its end left in JVMs' containers (the placement journal
+ * beside @lock_path, NULL: CAPTURE_LOCK_PATH; daemon/capture/jvm_source.h), when no capture
+ * runs: the agent calls it as it starts, and every capture does once it holds the lock.
+ * Returns the number of leftovers handled, -EBUSY (a capture runs: it will do it) or -errno.
+ */
+int capture_leftovers(const char *lock_path, const char *proc_root);
+
+/*
  * Runs the capture and writes the four files. Returns 0 with @out (caller frees with
  * capture_result__free); -EBUSY when another capture runs; -EPERM when the server is not
  * ready; another -errno with @err filled with a one-line reason (nothing is logged:

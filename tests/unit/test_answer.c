@@ -329,6 +329,43 @@ static void test_write(void **state __attribute__((unused)))
 #undef NGINX
 #undef SPIN
 
+/* JVMs that recorded nothing for memory-held or memory-alloc: no "Go heap" in the answer; with a
+ * Go program read too, the report's answer as before. */
+static void test_write_jvm_nothing(void **state __attribute__((unused)))
+{
+	static const struct {
+		enum question q;
+		size_t njvm, ngo;
+		const char *want;
+	} cases[] = {
+		{ Q_MEMORY_HELD, 1, 0,
+		  "At the end of 3 seconds, process 12 (java) held nothing on the Java heap that the "
+		  "JVM sampled during the capture." },
+		{ Q_MEMORY_ALLOC, 2, 0,
+		  "Over 3 seconds, process 12 (java) allocated nothing on the Java heap that the JVM "
+		  "sampled." },
+		{ Q_MEMORY_ALLOC, 1, 1, "Over 3 seconds, process 12 (java) allocated nothing on the Go heap." },
+		{ Q_MEMORY_HELD, 0, 0,
+		  "At the end of 3 seconds, process 12 (java) held no Go heap memory that its heap "
+		  "profile shows." },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct answer_proc proc = { .pid = 12, .comm = "java", .exited_at = -1 };
+		struct answer_input in = { .procs = &proc,
+					   .nprocs = 1,
+					   .njvm = cases[i].njvm,
+					   .ngo = cases[i].ngo };
+		struct capture_result r = { 0 };
+		struct capture_opts o;
+
+		make_opts(&o, cases[i].q, PID, NULL, 3);
+		answer_write(&o, &in, &r);
+		assert_string_equal(r.answer, cases[i].want);
+	}
+}
+
 /* Names longer than the answer: cut at the buffer, still a C string. */
 static void test_write_long(void **state __attribute__((unused)))
 {
@@ -787,6 +824,7 @@ int main(void)
 		cmocka_unit_test(test_target_who),
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_write_long),
+		cmocka_unit_test(test_write_jvm_nothing),
 		cmocka_unit_test(test_write_threads),
 		cmocka_unit_test(test_write_goroutines),
 		cmocka_unit_test(test_notes),
