@@ -195,3 +195,20 @@ int text_file_error(char *err, size_t size, const char *file, size_t line, const
 	vsnprintf(err + n, size - n, fmt, ap);
 	return -EINVAL;
 }
+
+bool text_plain_path(const char *s, size_t max)
+{
+	size_t i;
+
+	if (!s || s[0] != '/')
+		return false;
+	for (i = 0; s[i]; i++) {
+		char c = s[i];
+
+		if (i >= max ||
+		    !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '-' || c == '.' || c == '/'))
+			return false;
+	}
+	return true;
+}

@@ -59,6 +59,12 @@ size_t text_utf8_trim_partial(char *s);
 size_t text_utf8_truncate(char *s, size_t max);
 
 /*
+ * True for an absolute path of at most @max bytes made of [A-Za-z0-9._/-] only: one that no
+ * option parser splits (on ',', '=', spaces) or expands ('%'), as the JVM's are.
+ */
+bool text_plain_path(const char *s, size_t max);
+
+/*
  * Writes "FILE:LINE: message" (@line 0: "FILE: message") to @err (@size bytes; nothing when
  * @err is NULL or @size 0), the message from @fmt and @ap. Returns -EINVAL, for parsers to
  * `return text_file_error(...)`.

@@ -124,9 +124,13 @@ int jvm_journal_parse(const char *name, const char *text, size_t len, struct jvm
 	return 0;
 }
 
-int jvm_journal_drain(const char *dir, jvm_journal_fn_t fn, void *ctx)
+/* Calls @fn for each file of @dir (at most MAX_ENTRIES) whose name @want takes, with its text
+ * (NULL when it could not be read within ENTRY_MAX); a file for which @fn returns false is
+ * removed. Returns the number of files seen or -errno. */
+static int each_file(const char *dir, bool (*want)(const char *name),
+		     bool (*fn)(void *ctx, const char *name, const char *text, size_t len),
+		     void *ctx)
 {
-	struct jvm_journal_entry e;
 	struct dirent *de;
 	int n = 0, dfd;
 	char *text;
@@ -140,18 +144,46 @@ int jvm_journal_drain(const char *dir, jvm_journal_fn_t fn, void *ctx)
 		return errno == ENOENT ? 0 : -errno;
 	dfd = dirfd(d);
 	while ((de = readdir(d)) && n < MAX_ENTRIES) {
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue; /* temp files, injected and crashed records */
+		if (!want(de->d_name))
+			continue;
 		n++;
 		text = NULL;
-		if (!read_file_bounded(dfd, de->d_name, ENTRY_MAX, &text, &len) &&
-		    !jvm_journal_parse(de->d_name, text, len, &e))
-			fn(ctx, &e);
+		if (read_file_bounded(dfd, de->d_name, ENTRY_MAX, &text, &len))
+			len = 0;
+		if (!fn(ctx, de->d_name, text, len))
+			unlinkat(dfd, de->d_name, 0);
 		free(text);
-		unlinkat(dfd, de->d_name, 0);
 	}
 	closedir(d);
 	return n;
+}
+
+/* placement entries start with the pid (temp files with '.', records with a word) */
+static bool is_placement(const char *name)
+{
+	return name[0] >= '0' && name[0] <= '9';
+}
+
+struct drain_ctx {
+	jvm_journal_fn_t fn;
+	void *ctx;
+};
+
+static bool drain_one(void *ctx, const char *name, const char *text, size_t len)
+{
+	struct drain_ctx *dc = ctx;
+	struct jvm_journal_entry e;
+
+	if (text && !jvm_journal_parse(name, text, len, &e))
+		dc->fn(dc->ctx, &e);
+	return false; /* every placement entry seen goes */
+}
+
+int jvm_journal_drain(const char *dir, jvm_journal_fn_t fn, void *ctx)
+{
+	struct drain_ctx dc = { fn, ctx };
+
+	return each_file(dir, is_placement, drain_one, &dc);
 }
 
 static bool id_ok(const char *id)
@@ -200,37 +232,31 @@ static int parse_injected(const char *name, const char *text, size_t len,
 	return 0;
 }
 
+static bool is_injected(const char *name)
+{
+	return !strncmp(name, "injected-", 9);
+}
+
+struct injected_ctx {
+	bool (*fn)(void *ctx, const struct jvm_journal_injected *e);
+	void *ctx;
+};
+
+static bool injected_one(void *ctx, const char *name, const char *text, size_t len)
+{
+	struct injected_ctx *ic = ctx;
+	struct jvm_journal_injected e;
+
+	return text && !parse_injected(name, text, len, &e) && ic->fn(ic->ctx, &e);
+}
+
 int jvm_journal_each_injected(const char *dir,
 			      bool (*fn)(void *ctx, const struct jvm_journal_injected *e),
 			      void *ctx)
 {
-	struct jvm_journal_injected e;
-	struct dirent *de;
-	int n = 0, dfd;
-	char *text;
-	size_t len;
-	bool keep;
-	DIR *d;
+	struct injected_ctx ic = { fn, ctx };
 
-	if (!dir)
-		return 0;
-	d = opendir(dir);
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	dfd = dirfd(d);
-	while ((de = readdir(d)) && n < MAX_ENTRIES) {
-		if (strncmp(de->d_name, "injected-", 9))
-			continue;
-		n++;
-		text = NULL;
-		keep = !read_file_bounded(dfd, de->d_name, ENTRY_MAX, &text, &len) &&
-		       !parse_injected(de->d_name, text, len, &e) && fn(ctx, &e);
-		free(text);
-		if (!keep)
-			unlinkat(dfd, de->d_name, 0);
-	}
-	closedir(d);
-	return n;
+	return each_file(dir, is_injected, injected_one, &ic);
 }
 
 int jvm_journal_add_crashed(const char *dir, const char *id, const char *reason)

@@ -39,18 +39,7 @@ int jvm_asprof_start_options(enum jvm_asprof_mode mode, char *buf, size_t size)
 /* An absolute path of [A-Za-z0-9._/-]: nothing async-profiler splits on or expands. */
 static bool path_ok(const char *s)
 {
-	size_t i;
-
-	if (!s || s[0] != '/')
-		return false;
-	for (i = 0; s[i]; i++) {
-		char c = s[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_' || c == '-' || c == '.' || c == '/'))
-			return false;
-	}
-	return true;
+	return text_plain_path(s, 4096);
 }
 
 int jvm_asprof_stop_options(enum jvm_asprof_mode mode, const char *file, char *buf, size_t size)

@@ -76,18 +76,7 @@ static bool name_ok(const char *s)
 
 static bool path_ok(const char *s)
 {
-	size_t i;
-
-	if (!s || s[0] != '/' || strlen(s) > 256)
-		return false;
-	for (i = 0; s[i]; i++) {
-		char c = s[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_' || c == '-' || c == '.' || c == '/'))
-			return false;
-	}
-	return true;
+	return text_plain_path(s, 256);
 }
 
 static int put(size_t size, int n)

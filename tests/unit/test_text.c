@@ -233,9 +233,39 @@ static void test_file_error(void **state)
 	assert_int_equal(errf(err, 0, "f", 1, "x"), -EINVAL);
 }
 
+static void test_plain_path(void **state)
+{
+	static const struct {
+		const char *s;
+		size_t max;
+		bool want;
+	} rows[] = {
+		{ "/tmp/.slideops-0123/slideops.jfc", 64, true },
+		{ "/a-b_c.d/E9", 64, true },
+		{ "/", 1, true },
+		{ "/abc", 3, false },
+		{ "/abc", 4, true },
+		{ "tmp/a", 64, false },
+		{ "", 64, false },
+		{ NULL, 64, false },
+		{ "/tmp/a,b", 64, false },
+		{ "/tmp/a=b", 64, false },
+		{ "/tmp/a b", 64, false },
+		{ "/tmp/%p", 64, false },
+		{ "/tmp/\xc3\xa9", 64, false },
+		{ "/tmp/a\n", 64, false },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		assert_int_equal(text_plain_path(rows[i].s, rows[i].max), rows[i].want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plain_path),
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_utf8_copy),
 		cmocka_unit_test(test_utf8_valid),
