@@ -540,9 +540,25 @@ void jvm_source__start(struct jvm_source *js)
 		why[0] = '\0';
 		choose(js, p);
 		err = place_dir(js, p, why, sizeof(why));
-		if (!err)
-			err = p->asprof ? start_asprof(js, p, why, sizeof(why)) :
-					  start_jfr(js, p, why, sizeof(why));
+		if (!err && p->asprof) {
+			err = start_asprof(js, p, why, sizeof(why));
+			/* the library did not load or start (a libc it was not built for, a profiler
+			 * of the application's own): its Flight Recorder instead, in the same
+			 * directory; an attach that failed fails the same for JFR */
+			if (err == -EREMOTEIO) {
+				note(js,
+				     "async-profiler could not be started in the JVM in process %u "
+				     "(%s): %s; its own Flight Recorder is used instead.",
+				     p->pid, p->comm, why);
+				p->asprof = false;
+				why[0] = '\0';
+				jvm_journal_add(js->o.journal, p->pid, p->starttime, p->place.path,
+						p->rec, false, p->journal, sizeof(p->journal));
+				err = start_jfr(js, p, why, sizeof(why));
+			}
+		} else if (!err) {
+			err = start_jfr(js, p, why, sizeof(why));
+		}
 		if (!err) {
 			p->started = true;
 			continue;

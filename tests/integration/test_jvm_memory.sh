@@ -25,6 +25,7 @@
 #   nothing is left in /tmp;
 # - a noexec /tmp: the library goes to the next location (the container's /var/tmp) and is
 #   removed from there too;
+# - a library that does not load (no agent in it): the Flight Recorder answers, with a note;
 # - a JVM that wrote a crash report after it: no agent is loaded into that program again (a
 #   note), its Flight Recorder answers;
 # - a full /tmp: the same; a read-only /tmp: no attach is possible, a clear note, the JVM
@@ -171,6 +172,18 @@ injected()
 
 injected plain
 [ "$LOADED_FROM" = /tmp ] || fail "plain: the library was not placed in /tmp but $LOADED_FROM"
+
+# a library that is not an agent (no Agent_OnAttach: as a build for another libc would fail to
+# load): the JVM's Flight Recorder answers instead, with a note
+zlib=$(ldconfig -p | awk '/libz\.so\.1 .*x86-64/ { print $NF; exit }')
+[ -n "$zlib" ] || fail "no libz.so.1 to stand for a library that does not load"
+printf 'async_profiler: %s\n' "$zlib" >"$TMP/notagent.yaml"
+profiler_run notagent 30 capture --pid "$JVM_PID" --question memory-alloc --duration 2 \
+	--out "$TMP/notagent" --config "$TMP/notagent.yaml"
+grep -q "async-profiler could not be started in the JVM in process $JVM_PID (java): .*its own Flight Recorder is used instead" \
+	"$TMP/notagent.stdout" || fail "notagent: no note on the fallback"
+answer_has "$TMP/notagent" notagent JavaMem.churnArrays
+check_tmp "$before" notagent
 
 # the guard: this JVM "crashed" after the capture (a crash report of its own appears): the next
 # capture loads no agent into this program, and its Flight Recorder answers instead
