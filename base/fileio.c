@@ -212,9 +212,22 @@ int mkdir_p(const char *path)
 	return 0;
 }
 
-static int rm_tree_depth(int dfd, const char *name, int depth, int max_depth)
+/* The mount id of @fd (statx STATX_MNT_ID, Linux 5.8), 0 when the kernel does not say. */
+static uint64_t mnt_id(int fd)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0 || !(stx.stx_mask & STATX_MNT_ID))
+		return 0;
+	return stx.stx_mnt_id;
+}
+
+/* Removes @name under @dfd; a directory is entered only on the mount of the tree's top
+ * (@mnt: 0 at the top): one mounted inside is -EXDEV, left as it is. */
+static int rm_tree_depth(int dfd, const char *name, int depth, int max_depth, uint64_t mnt)
 {
 	struct dirent *de;
+	uint64_t here;
 	DIR *d;
 	int fd, err = 0;
 
@@ -227,6 +240,11 @@ static int rm_tree_depth(int dfd, const char *name, int depth, int max_depth)
 	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
+	here = mnt_id(fd);
+	if (mnt && here && here != mnt) {
+		close(fd);
+		return -EXDEV;
+	}
 	d = fdopendir(fd);
 	if (!d) {
 		err = -errno;
@@ -238,7 +256,7 @@ static int rm_tree_depth(int dfd, const char *name, int depth, int max_depth)
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		e = rm_tree_depth(dirfd(d), de->d_name, depth + 1, max_depth);
+		e = rm_tree_depth(dirfd(d), de->d_name, depth + 1, max_depth, mnt ? mnt : here);
 		if (e && !err)
 			err = e;
 	}
@@ -250,5 +268,5 @@ static int rm_tree_depth(int dfd, const char *name, int depth, int max_depth)
 
 int rm_tree_at(int dirfd, const char *name, int max_depth)
 {
-	return rm_tree_depth(dirfd, name, 0, max_depth);
+	return rm_tree_depth(dirfd, name, 0, max_depth, 0);
 }

@@ -57,9 +57,9 @@ int mkdir_p(const char *path);
 /*
  * Removes @name under @dirfd: a file, or a directory and everything in it down to @max_depth
  * levels of subdirectories, never through a symbolic link (links are removed, not followed)
- * and never across a mount (unlinkat fails there). Returns 0 (also when @name is absent),
- * -ELOOP when a directory is nested deeper than @max_depth (what could be removed is), or the
- * first -errno.
+ * and never into a directory mounted inside the tree (its statx mount id differs from the
+ * top's: -EXDEV, left as it is). Returns 0 (also when @name is absent), -ELOOP when a directory
+ * is nested deeper than @max_depth (what could be removed is), or the first -errno.
  */
 int rm_tree_at(int dirfd, const char *name, int max_depth);
 

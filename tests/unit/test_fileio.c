@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sched.h>
+#include <sys/mount.h>
 #include <cmocka.h>
 
 #include "base/array.h"
@@ -403,6 +405,39 @@ static void test_rm_tree(void **state)
 	assert_int_equal(rm_tree_at(t->dfd, "keep/precious/x", 1), -ENOTDIR);
 }
 
+/* A directory mounted inside the tree (a bind mount, in a mount namespace of the test's own)
+ * is never entered: -EXDEV, its files kept; once it is unmounted the tree goes. */
+static void test_rm_tree_mount(void **state)
+{
+	struct tmp *t = *state;
+	char src[PATH_MAX], dst[PATH_MAX];
+	int ret;
+
+	assert_int_equal(unshare(CLONE_NEWNS), 0);
+	assert_int_equal(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	/* the fd of the namespace we left would walk its mounts: one of this namespace */
+	close(t->dfd);
+	t->dfd = open(t->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(t->dfd >= 0);
+	make(t, "outside/", NULL);
+	make(t, "outside/precious", "x");
+	make(t, "tree/mnt/", NULL);
+	make(t, "tree/f", "x");
+	snprintf(src, sizeof(src), "%s/outside", t->root);
+	snprintf(dst, sizeof(dst), "%s/tree/mnt", t->root);
+	assert_int_equal(mount(src, dst, NULL, MS_BIND, NULL), 0);
+	/* the kernel refuses to unlink a mount point (-EBUSY) before it is looked into */
+	ret = rm_tree_at(t->dfd, "tree", 4);
+	assert_true(ret == -EBUSY || ret == -EXDEV);
+	assert_true(exists(t, "outside/precious"));
+	assert_true(exists(t, "tree/mnt/precious"));
+	assert_false(exists(t, "tree/f"));
+	assert_int_equal(umount(dst), 0);
+	assert_int_equal(rm_tree_at(t->dfd, "tree", 4), 0);
+	assert_false(exists(t, "tree"));
+	assert_true(exists(t, "outside/precious"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -413,6 +448,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_atomic_write_buf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mkdir_p, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rm_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rm_tree_mount, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
