@@ -377,6 +377,7 @@ static bool repo_name(const char *n, uint32_t nspid)
 static void each_repo(struct jvm_sproc *p, void (*fn)(struct jvm_sproc *, int, const char *))
 {
 	struct dirent *de;
+	unsigned int n = 0;
 	DIR *d;
 	int fd;
 
@@ -388,7 +389,8 @@ static void each_repo(struct jvm_sproc *p, void (*fn)(struct jvm_sproc *, int, c
 		close(fd);
 		return;
 	}
-	while ((de = readdir(d)))
+	/* a container may fill its /tmp with names: a bounded look */
+	while ((de = readdir(d)) && n++ < JVM_SOURCE_MAX_TMP_NAMES)
 		if (de->d_type == DT_DIR && repo_name(de->d_name, p->ids.nspid))
 			fn(p, dirfd(d), de->d_name);
 	closedir(d);

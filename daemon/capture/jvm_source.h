@@ -44,6 +44,8 @@ struct prof_labels;
 #define JVM_SOURCE_MAX_NOTES 8
 /* Largest output file read back (a JFR dump, async-profiler's collapsed text). */
 #define JVM_SOURCE_MAX_OUTPUT (64u << 20)
+/* Names of the JVM's /tmp looked at for the JFR repository our recording made. */
+#define JVM_SOURCE_MAX_TMP_NAMES 4096
 /* Space a location must have free for our directory (the JVM writes its output there). */
 #define JVM_SOURCE_NEED_BYTES (4u << 20)
 /* Largest async-profiler library copied (the seed says "under 1 MB"; leave room). */
