@@ -16,7 +16,7 @@ ARG BASE=debian:12-slim
 FROM ${BASE} AS deps
 RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 	make gcc libc6-dev clang bpftool libbpf-dev libelf-dev libdw-dev libyaml-dev \
-	libcurl4-openssl-dev libjansson-dev zlib1g-dev libmicrohttpd-dev pkg-config \
+	libcurl4-openssl-dev libjansson-dev libwebsockets-dev zlib1g-dev libmicrohttpd-dev pkg-config \
 	ca-certificates curl \
 	&& rm -rf /var/lib/apt/lists/*
 
@@ -47,7 +47,7 @@ RUN set -e; mkdir -p /out; \
 
 FROM ${BASE}
 RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-	libelf1 libdw1 libyaml-0-2 libcurl4 libjansson4 zlib1g libmicrohttpd12 libstdc++6 \
+	libelf1 libdw1 libyaml-0-2 libcurl4 libjansson4 libwebsockets17 zlib1g libmicrohttpd12 libstdc++6 \
 	ca-certificates \
 	&& rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/opt/slideops /opt/slideops

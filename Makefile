@@ -34,7 +34,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libyaml-dev \
 	libcurl4-openssl-dev libjansson-dev libcmocka-dev zlib1g-dev \
 	libmicrohttpd-dev pkg-config libclang-rt-14-dev golang-go util-linux iproute2 \
-	busybox-static python3 procps docker.io debootstrap clang-format
+	busybox-static python3 procps docker.io debootstrap clang-format libwebsockets-dev
 
 ifeq ($(V),1)
 Q =
@@ -45,8 +45,8 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 # The folders of sources, bottom layer first (docs/architecture.md).
-SRC_DIRS := base cgroups symbols profile runtimes runtimes/go runtimes/python runtimes/jvm daemon daemon/collectors \
-	daemon/capture daemon/agent
+SRC_DIRS := base cgroups symbols profile runtimes runtimes/go runtimes/python runtimes/jvm runtimes/node \
+	daemon daemon/collectors daemon/capture daemon/agent
 LIB_SRCS := $(foreach d,$(SRC_DIRS),$(filter-out daemon/main.c,$(wildcard $(d)/*.c)))
 LIB_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(LIB_SRCS))
 MAIN_OBJ := $(OUTPUT)/obj/daemon/main.o
@@ -55,7 +55,7 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 BPF_SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 
-PKGS := libelf libdw zlib jansson yaml-0.1 libcurl libmicrohttpd
+PKGS := libelf libdw zlib jansson yaml-0.1 libcurl libmicrohttpd libwebsockets
 LIBBPF_A ?= $(shell for d in /usr/lib/$$(gcc -print-multiarch) /usr/lib64 /usr/lib; do \
 	[ -f $$d/libbpf.a ] && echo $$d/libbpf.a && break; done)
 
@@ -91,10 +91,11 @@ LAYER_base := base
 LAYER_cgroups := cgroups base
 LAYER_symbols := symbols base
 LAYER_profile := profile base
-LAYER_runtimes := runtimes runtimes/go runtimes/python runtimes/jvm cgroups symbols profile base
+LAYER_runtimes := runtimes runtimes/go runtimes/python runtimes/jvm runtimes/node cgroups symbols profile base
 LAYER_runtimes/go := $(LAYER_runtimes)
 LAYER_runtimes/python := $(LAYER_runtimes)
 LAYER_runtimes/jvm := $(LAYER_runtimes)
+LAYER_runtimes/node := $(LAYER_runtimes)
 dir_objs = $(patsubst %.c,$(OUTPUT)/obj/%.o,$(wildcard $(addsuffix /*.c,$(1))))
 mod_objs = $(if $(filter daemon%,$(call mod_dir,$(1))),$(LIB_OBJS),\
 	$(sort $(call dir_objs,$(LAYER_$(call mod_dir,$(1))))))

@@ -2,6 +2,7 @@
 #include "base/proc.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,5 +154,87 @@ int proc_read_comm(const char *proc_root, uint32_t pid, char *buf, size_t size)
 	if (size)
 		snprintf(buf, size, "%s", text);
 	free(text);
+	return 0;
+}
+
+/* "Key:\tv1\tv2..." at the start of a line of @text: the value after the tab, or NULL. */
+static const char *status_field(const char *text, const char *end, const char *key)
+{
+	size_t n = strlen(key);
+	const char *p = text;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		if ((size_t)(end - p) > n && !memcmp(p, key, n) && p[n] == ':')
+			return p + n + 1;
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return NULL;
+}
+
+/*
+ * The @idx-th (0-based) number of the field at @p (whitespace-separated, up to the end of
+ * the line), or with @last the last one, in @base (10 or 16). Returns 0 or -EINVAL.
+ */
+static int field_num(const char *p, const char *end, unsigned idx, bool last, int base,
+		     uint64_t *out)
+{
+	bool found = false;
+	unsigned i = 0;
+	uint64_t v = 0;
+
+	while (p && p < end && *p != '\n') {
+		const char *s;
+		uint64_t x = 0;
+
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p >= end || *p == '\n')
+			break;
+		for (s = p; p < end && *p != ' ' && *p != '\t' && *p != '\n'; p++) {
+			int d = *p >= '0' && *p <= '9'		     ? *p - '0' :
+				base == 16 && *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 :
+								       -1;
+
+			if (d < 0 || p - s >= 16)
+				return -EINVAL;
+			x = x * (uint64_t)base + (uint64_t)d;
+		}
+		if (last || i++ == idx) {
+			v = x;
+			found = true;
+			if (!last)
+				break;
+		}
+	}
+	if (!found)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int proc_parse_status(const char *text, size_t len, struct proc_status *st)
+{
+	const char *end = text + len, *ns;
+	uint64_t nspid, uid, gid, sigcgt;
+
+	if (!text || memchr(text, '\0', len))
+		return -EINVAL;
+	ns = status_field(text, end, "NSpid");
+	if (!ns)
+		ns = status_field(text, end, "Pid");
+	if (field_num(ns, end, 0, true, 10, &nspid) ||
+	    field_num(status_field(text, end, "Uid"), end, 1, false, 10, &uid) ||
+	    field_num(status_field(text, end, "Gid"), end, 1, false, 10, &gid) ||
+	    field_num(status_field(text, end, "SigCgt"), end, 0, false, 16, &sigcgt) || !nspid ||
+	    nspid > INT32_MAX || uid > UINT32_MAX || gid > UINT32_MAX)
+		return -EINVAL;
+	st->nspid = (uint32_t)nspid;
+	st->euid = (uint32_t)uid;
+	st->egid = (uint32_t)gid;
+	st->sigcgt = sigcgt;
 	return 0;
 }

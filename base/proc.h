@@ -56,4 +56,18 @@ int proc_read_stat_at(int dirfd, uint32_t pid, struct proc_stat *st);
  */
 int proc_read_comm(const char *proc_root, uint32_t pid, char *buf, size_t size);
 
+/* What /proc/PID/status says about a process's identity and signals. */
+struct proc_status {
+	uint32_t nspid;	     /* last NSpid field: the pid in its own namespace */
+	uint32_t euid, egid; /* second Uid and Gid fields, as the reader sees them */
+	uint64_t sigcgt;     /* SigCgt: bit N-1 set when signal N has a handler */
+};
+
+/*
+ * Parses the text of /proc/PID/status (@len bytes). Without an NSpid line (a kernel before
+ * 4.1) the Pid line stands for it. Returns 0, or -EINVAL when Pid/NSpid, Uid, Gid or SigCgt
+ * is missing or malformed (@st untouched then).
+ */
+int proc_parse_status(const char *text, size_t len, struct proc_status *st);
+
 #endif

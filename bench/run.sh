@@ -135,7 +135,7 @@ unwinder_bench() {
 		-I"$repo" -I"$OUTPUT" "$here/unwind_bench.c" $objs -o "$ub" \
 		$(for d in /usr/lib/$(gcc -print-multiarch) /usr/lib64 /usr/lib; do
 			[ -f $d/libbpf.a ] && echo $d/libbpf.a && break; done) \
-		$(pkg-config --libs libelf libdw zlib jansson yaml-0.1 libcurl libmicrohttpd) \
+		$(pkg-config --libs libelf libdw zlib jansson yaml-0.1 libcurl libmicrohttpd libwebsockets) \
 		-lpthread -lm -lstdc++ || die "cannot build bench/unwind_bench.c (make builds it too: run make)"
 	for p in deep blockers; do
 		[ -x "$OUTPUT/workloads/$p" ] || continue

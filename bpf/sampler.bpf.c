@@ -45,6 +45,14 @@ struct {
 	__uint(max_entries, SAMPLER_DEFAULT_COUNT_ENTRIES);
 } counts SEC(".maps");
 
+/* Processes whose main thread's samples are kept one by one with their time (sampler.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u8);
+	__uint(max_entries, SAMPLER_TIMED_ENTRIES);
+} timed_tgids SEC(".maps");
+
 /* Cgroup filter set, filled by user space after load (the tgid one is in collector.bpf.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -91,6 +99,8 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 	/* the Python walk needs bpf_loop, as the DWARF unwinder does */
 	if (!fp_user_stacks)
 		key.py_stack = py_stack_id(tgid);
+	if (tid == tgid && bpf_map_lookup_elem(&timed_tgids, &tgid))
+		key.time_ns = bpf_ktime_get_ns();
 
 	/* count_slot() takes the thread name (bpf_get_current_comm()) on a key's first sample; the
 	 * process name is read by user space when the process is first seen: a CO-RE read of

@@ -37,7 +37,15 @@ struct sampler_key {
 	__s32 user_stack_id; /* < 0: no user stack (kernel thread, or lost) */
 	__s32 kern_stack_id;
 	__u64 py_stack; /* python_stacks key (bpf/python.h); 0: no Python stack */
+	/* bpf_ktime_get_ns() of the sample for the main thread (tid == tgid) of a tgid in
+	 * `timed_tgids` (a Node.js process whose V8 profiler runs: its samples are matched with
+	 * V8's by time, daemon/capture/nodeframes.h); 0 for every other sample, which are
+	 * counted together */
+	__u64 time_ns;
 };
+
+/* Processes whose main thread's samples carry their time (sampler_key.time_ns). */
+#define SAMPLER_TIMED_ENTRIES 64
 
 struct sampler_value {
 	__u64 count;

@@ -249,6 +249,10 @@ static bool frame_is_system(const struct prof_frame_info *f)
 	 * caller */
 	if (f->lang == PROF_LANG_JAVA)
 		return report_is_java_std(f->function) || (f->mapping && f->mapping[0] == '[');
+	/* a JavaScript frame's mapping is its script: Node.js's own library ("node:internal/...",
+	 * "node:fs") and V8's built-in functions (no script: "[javascript]") go to their caller */
+	if (f->lang == PROF_LANG_NODE)
+		return !f->mapping || !strncmp(f->mapping, "node:", 5) || f->mapping[0] == '[';
 	return report_is_system_dso(f->mapping);
 }
 
@@ -724,15 +728,22 @@ static const char *fmt_bytes(int64_t b, char *buf, size_t size)
 static int answer_memory(const struct report *r, unsigned int seconds, const char *who, bool held,
 			 char *buf, size_t size)
 {
-	unsigned int go = 1u << PROF_LANG_GO, java = 1u << PROF_LANG_JAVA;
+	unsigned int go = 1u << PROF_LANG_GO, java = 1u << PROF_LANG_JAVA,
+		     v8 = 1u << PROF_LANG_NODE;
+	unsigned int langs = r ? r->languages & (go | java | v8) : 0;
 	const char *heap = "Go heap", *objects = "objects";
 	char b[32];
 
-	/* read from Go programs (heap profiles), JVMs (their own records), or both */
-	if (r && (r->languages & java))
-		heap = (r->languages & go) ? "heap" : "Java heap";
-	/* a JVM samples its allocations: the count is of samples, not of all objects */
-	if (r && (r->languages & java) && !(r->languages & go))
+	/* read from Go programs (heap profiles), JVMs (their own records), V8 (its sampling heap
+	 * profiler), or several */
+	if (langs == java)
+		heap = "Java heap";
+	else if (langs == v8)
+		heap = "V8 heap";
+	else if (langs & (java | v8))
+		heap = "heap";
+	/* a JVM and V8 sample their allocations: the count is of samples, not of all objects */
+	if ((langs & (java | v8)) && !(langs & go))
 		objects = "sampled objects";
 	who = who ? who : "the target";
 	if (!r || r->total <= 0)

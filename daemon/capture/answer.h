@@ -39,6 +39,7 @@ struct answer_input {
 	bool goroutines;       /* threads of Go programs: @groups answers */
 	size_t ngo;	       /* Go programs read */
 	size_t njvm;	       /* JVMs read through their attach mechanism (memory, locks) */
+	size_t nnode;	       /* Node.js processes read through V8's inspector */
 	const struct go_goroutine_group *groups;
 	size_t ngroups;
 	uint64_t total;	 /* goroutines */

@@ -18,6 +18,8 @@
 #include "daemon/capture/frames.h"
 #include "daemon/capture/go_source.h"
 #include "daemon/capture/jvm_source.h"
+#include "daemon/capture/node_source.h"
+#include "daemon/capture/nodeframes.h"
 #include "daemon/capture/preflight.h"
 #include "daemon/capture/jvmframes.h"
 #include "daemon/capture/jvmthreads.h"
@@ -39,11 +41,13 @@ struct capture {
 	struct owner_resolver *owners;
 	struct frames *frames;
 	struct source *src;
-	struct pyframes *py;	 /* the CPythons walked; NULL for memory-held/-alloc */
-	struct jvmframes *jvm;	 /* the HotSpot JVMs walked; NULL for memory-held/-alloc */
-	struct go_source *go;	 /* Go programs' own profiles; NULL when none are read */
-	struct jvm_source *jsrc; /* JVMs' own records (memory, locks); NULL when none are read */
-	char journal[600];	 /* the placement journal: the lock path + CAPTURE_JOURNAL_SUFFIX */
+	struct pyframes *py;	  /* the CPythons walked; NULL for memory-held/-alloc */
+	struct jvmframes *jvm;	  /* the HotSpot JVMs walked; NULL for memory-held/-alloc */
+	struct go_source *go;	  /* Go programs' own profiles; NULL when none are read */
+	struct jvm_source *jsrc;  /* JVMs' own records (memory, locks); NULL when none are read */
+	struct node_source *nsrc; /* Node.js processes read through V8; NULL when none are */
+	struct nodeframes *node;  /* their V8 CPU profiles (cpu, wall) */
+	char journal[600]; /* the placement journal: the lock path + CAPTURE_JOURNAL_SUFFIX */
 	struct capture_target_info info;
 	char go_owner[OWNER_NAME_MAX + 32];
 	struct profile *prof;
@@ -243,6 +247,7 @@ static void answer_input(const struct capture *c, struct answer_input *in,
 	in->goroutines = c->info.goroutines;
 	in->ngo = c->info.ngo;
 	in->njvm = jvm_source__count(c->jsrc);
+	in->nnode = node_source__count(c->nsrc);
 	if (c->go)
 		in->groups = go_source__goroutines(c->go, &in->ngroups, &in->total);
 	symbolizer__refused(c->sym, NULL, &in->nrefused);
@@ -341,9 +346,11 @@ static int prepare_go(struct capture *c, char *err, size_t size)
 	int ret;
 
 	c->info.nprocs = (int)c->ntracked;
-	if (!go_source_question(o->question) || o->target.kind == TARGET_SERVER)
+	if ((!go_source_question(o->question) && !node_source_question(o->question)) ||
+	    o->target.kind == TARGET_SERVER)
 		return 0;
-	ret = go_source__new(o->question, o->proc_root, &c->go);
+	ret = go_source_question(o->question) ? go_source__new(o->question, o->proc_root, &c->go) :
+						0;
 	if (ret)
 		return fail(err, size, ret, "cannot read the Go programs");
 	pids = malloc((c->ntracked ? c->ntracked : 1) * sizeof(*pids));
@@ -391,6 +398,41 @@ static int prepare_jvm(struct capture *c, char *err, size_t size)
 		jvm_source__add(c->jsrc, c->info.jvm[i].pid, c->info.jvm[i].comm,
 				c->info.jvm[i].version);
 	return 0;
+}
+
+/* The Node.js processes of the target read through V8's inspector (daemon/capture/
+ * node_source.h): found by capture_inspect_go() (prepare_go). */
+static int prepare_node(struct capture *c, char *err, size_t size)
+{
+	const struct capture_opts *o = c->opts;
+	struct node_source_opts no = { .question = o->question, .proc_root = o->proc_root };
+	size_t i;
+	int ret;
+
+	if (!node_source_question(o->question) || !c->info.nnode)
+		return 0;
+	ret = node_source__new(&no, &c->nsrc);
+	if (ret)
+		return fail(err, size, ret, "cannot read the Node.js processes");
+	for (i = 0; i < c->info.nnode; i++)
+		node_source__add(c->nsrc, c->info.node[i].pid, c->info.node[i].comm,
+				 c->info.node[i].version);
+	return 0;
+}
+
+/* Opens the Node.js processes' inspectors and starts V8's profiler; for cpu and wall, their
+ * main threads' samples are timed from then on to be matched with V8's. */
+static void start_node(struct capture *c)
+{
+	const uint32_t *pids;
+	size_t i, n;
+
+	if (!c->nsrc)
+		return;
+	node_source__start(c->nsrc);
+	n = node_source__running(c->nsrc, &pids);
+	for (i = 0; c->src && i < n; i++)
+		source__add_timed(c->src, pids[i]);
 }
 
 /* Sleeps or polls until the duration is over or the capture is stopped; refreshes the target
@@ -502,6 +544,14 @@ static int capture_setup(struct capture *c, char *err, size_t size)
 		ret = prepare_go(c, err, size);
 	if (!ret)
 		ret = prepare_jvm(c, err, size);
+	if (!ret)
+		ret = prepare_node(c, err, size);
+	if (!ret && c->nsrc && (o->question == Q_CPU || o->question == Q_WALL)) {
+		ret = nodeframes__new(&c->node);
+		if (ret)
+			return fail(err, size, ret, "");
+		frames__set_node(c->frames, c->node);
+	}
 	return ret;
 }
 
@@ -610,6 +660,29 @@ static int new_profile(struct capture *c, char *err, size_t size)
 	return 0;
 }
 
+/* The user stacks eBPF could not complete in V8's code are complete once V8's profile names
+ * their JavaScript: they are not incomplete for the note. */
+static void node_stacks(struct capture *c)
+{
+	struct source_stats *st = &c->res->stats;
+	uint64_t m = nodeframes__matched(c->node);
+	size_t len;
+
+	if (!m || !st->stacks)
+		return;
+	st->stacks_incomplete -= m < st->stacks_incomplete ? m : st->stacks_incomplete;
+	st->stacks_incomplete_pct = 100.0 * (double)st->stacks_incomplete / (double)st->stacks;
+	if (st->stacks_incomplete_pct < 1.0) {
+		st->stacks_detail[0] = '\0';
+		return;
+	}
+	len = strlen(st->stacks_detail);
+	snprintf(st->stacks_detail + len, sizeof(st->stacks_detail) - len,
+		 " (of these, the JavaScript of %llu Node.js samples was named from V8's own "
+		 "profile)",
+		 (unsigned long long)m);
+}
+
 /* Step 4, reading: the samples and the Go programs' profiles into the profile. */
 static int read_back(struct capture *c, char *err, size_t size)
 {
@@ -634,12 +707,22 @@ static int read_back(struct capture *c, char *err, size_t size)
 		for (i = 0; i < n; i++)
 			answer_add_note(c->res, "%s", gn[i]);
 	}
+	/* Node.js: V8's CPU profiles before the samples they name, its heap profiles */
+	if (c->nsrc) {
+		ret = node_source__finish(c->nsrc, c->prof, go_labels, c, c->node);
+		if (ret)
+			return fail(err, size, ret, "reading V8's profiles failed");
+		n = node_source__notes(c->nsrc, &gn);
+		for (i = 0; i < n; i++)
+			answer_add_note(c->res, "%s", gn[i]);
+	}
 	ret = c->src ? source__drain(c->src, frames_on_sample, c->frames) : 0;
 	if (ret)
 		return fail(err, size, ret, "reading the samples failed");
 	c->res->samples = frames__samples(c->frames);
 	if (c->src)
 		source__stats(c->src, &c->res->stats);
+	node_stacks(c);
 	if (c->go) {
 		ret = go_source__finish(c->go, c->prof, go_labels, c);
 		if (ret)
@@ -692,6 +775,8 @@ static int conclude(struct capture *c, char *err, size_t size)
 		pyframes__notes(c->py, r);
 	if (c->jvm)
 		jvmframes__notes(c->jvm, r);
+	if (c->node)
+		nodeframes__notes(c->node, r);
 	r->pids = malloc((c->ntracked ? c->ntracked : 1) * sizeof(*r->pids));
 	if (!r->pids)
 		return fail(err, size, -ENOMEM, "");
@@ -706,7 +791,9 @@ static void capture_free(struct capture *c)
 	source__free(c->src);
 	go_source__free(c->go);
 	jvm_source__free(c->jsrc);
+	node_source__free(c->nsrc);
 	profile__free(c->prof);
+	nodeframes__free(c->node);
 	frames__free(c->frames);
 	pyframes__free(c->py);
 	jvmframes__free(c->jvm);
@@ -749,6 +836,7 @@ int capture_run(const struct capture_opts *opts, struct capture_result **out, ch
 		go_source__start(c.go);
 	if (c.jsrc)
 		jvm_source__start(c.jsrc);
+	start_node(&c);
 	ret = sample(&c, err, size);
 	if (ret)
 		goto out;

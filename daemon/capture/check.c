@@ -5,18 +5,22 @@
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/proc.h"
 #include "cgroups/owner.h"
+#include "daemon/capture/node_source.h"
 #include "daemon/capture/preflight.h"
 #include "runtimes/detect.h"
 #include "runtimes/detect_cache.h"
 #include "runtimes/go/go_pprof.h"
 #include "runtimes/jvm/jvm_vmstructs.h"
 #include "runtimes/languages.h"
+#include "runtimes/node/node_inspector.h"
 
 #define MAX_RUNTIME_GROUPS 32
 /* Go programs whose pprof endpoint check looks for (each probe takes up to a second or two). */
@@ -30,6 +34,12 @@ static const char jvm_no_attach_reason[] =
 	"memory of a Java program is read from the JVM itself, through its attach mechanism, "
 	"and a JVM of the target disables it (-XX:+DisableAttachMechanism); use Where memory "
 	"grows (memory-growth) instead";
+
+static const char node_no_inspector_reason[] =
+	"memory of a Node.js program is read from V8's sampling heap profiler, through its "
+	"inspector, and a Node.js of the target cannot have it opened (started with "
+	"--disable-sigusr1, or older than Node.js 20); use Where memory grows (memory-growth) "
+	"instead";
 
 static const char no_go_reason[] =
 	"memory in use is read from a runtime's own profiler (Go's heap profile), and the target "
@@ -52,6 +62,9 @@ const char *check_question_reason(enum question q, enum target_kind kind, unsign
 	/* a JVM answers them itself (async-profiler or its Flight Recorder) */
 	if ((q == Q_MEMORY_HELD || q == Q_MEMORY_ALLOC) && (runtimes & (1u << RUNTIME_JVM)))
 		return (runtimes & CHECK_JVM_NO_ATTACH) ? jvm_no_attach_reason : NULL;
+	/* and so does Node.js's V8, through its inspector */
+	if ((q == Q_MEMORY_HELD || q == Q_MEMORY_ALLOC) && (runtimes & (1u << RUNTIME_NODE)))
+		return (runtimes & CHECK_NODE_NO_INSPECTOR) ? node_no_inspector_reason : NULL;
 	/* Go programs wait on a sync.Mutex in the Go scheduler, not in the kernel: for a target
 	 * of Go programs only, lock waits come from their own mutex and block profiles. */
 	if (q == Q_LOCKS && kind != TARGET_SERVER && runtimes == (1u << RUNTIME_GO)) {
@@ -200,6 +213,8 @@ struct check_scan {
 	unsigned int seen; /* bit per enum runtime_kind, plus CHECK_GO_PPROF */
 	char go_missing[320];
 	uint32_t jvm_no_attach; /* a JVM started with -XX:+DisableAttachMechanism, 0 if none */
+	uint32_t node_no_insp;	/* a Node.js whose inspector cannot be opened, 0 if none */
+	char node_why[256];	/* why */
 	json_t *procs, *gop;
 };
 
@@ -221,6 +236,23 @@ static void scan_jvm(uint32_t pid, struct check_scan *sc)
 		sc->seen |= CHECK_JVM_NO_ATTACH;
 	}
 	jvm_vmstructs__free(vs);
+}
+
+/* A Node.js whose inspector cannot be opened: it does not catch SIGUSR1 (node_inspector.h),
+ * or it is too old. It has every eBPF question, without JavaScript names. */
+static void scan_node(const struct check_opts *o, uint32_t pid, const struct runtime_info *ri,
+		      struct check_scan *sc)
+{
+	if (sc->node_no_insp)
+		return;
+	if (atoi(ri->version) < NODE_SOURCE_MIN_MAJOR)
+		snprintf(sc->node_why, sizeof(sc->node_why), "it is older than Node.js %d",
+			 NODE_SOURCE_MIN_MAJOR);
+	else if (node_insp_openable(o->proc_root, pid, sc->node_why, sizeof(sc->node_why)) !=
+		 -ENOTSUP)
+		return;
+	sc->node_no_insp = pid;
+	sc->seen |= CHECK_NODE_NO_INSPECTOR;
 }
 
 /* A Go program's own profiles (memory, goroutines, mutexes) come from its net/http/pprof, found
@@ -268,6 +300,8 @@ static void scan_processes(const struct check_opts *o, const uint32_t *pids, siz
 		if (ri.kind == RUNTIME_JVM && o->target.kind != TARGET_SERVER &&
 		    sc->njvm++ < CHECK_MAX_JVM_PROBES)
 			scan_jvm(pids[i], sc);
+		if (ri.kind == RUNTIME_NODE && o->target.kind != TARGET_SERVER)
+			scan_node(o, pids[i], &ri, sc);
 		add_group(sc->groups, &sc->ngroups, &ri);
 		json_array_append_new(sc->procs,
 				      json_pack("{s:I, s:s, s:s, s:s}", "pid", (json_int_t)pids[i],
@@ -300,6 +334,13 @@ static json_t *runtimes_json(const struct check_scan *sc)
 static const char *question_note(enum question q, const struct check_scan *sc, char *buf,
 				 size_t size)
 {
+	if ((q == Q_CPU || q == Q_WALL) && sc->node_no_insp) {
+		snprintf(buf, size,
+			 "without JavaScript names for Node.js process %u: %s; it shows the native "
+			 "frames eBPF reads",
+			 sc->node_no_insp, sc->node_why);
+		return buf;
+	}
 	if (q != Q_THREADS || !sc->jvm_no_attach)
 		return NULL;
 	snprintf(buf, size,
@@ -313,7 +354,7 @@ static const char *question_note(enum question q, const struct check_scan *sc, c
 static json_t *questions_json(const struct check_opts *o, const struct check_scan *sc, bool ready)
 {
 	json_t *qs = json_array();
-	char why_buf[768], note_buf[256];
+	char why_buf[768], note_buf[512];
 	size_t i;
 
 	for (i = 0; i < Q_COUNT; i++) {

@@ -25,11 +25,15 @@ struct check_opts {
 #define CHECK_GO_PPROF (1u << 31)
 /* With the runtime bits: a JVM of the target disables its attach mechanism. */
 #define CHECK_JVM_NO_ATTACH (1u << 30)
+/* With the runtime bits: a Node.js of the target cannot have its inspector opened (it does not
+ * catch SIGUSR1, or it is older than NODE_SOURCE_MIN_MAJOR). */
+#define CHECK_NODE_NO_INSPECTOR (1u << 29)
 
 /*
  * Why @q cannot be answered for a target whose processes run these runtimes (bit per
- * enum runtime_kind, plus CHECK_GO_PPROF and CHECK_JVM_NO_ATTACH), or NULL when it can.
- * memory-held and memory-alloc need a JVM that lets us attach (daemon/capture/jvm_source.h), or
+ * enum runtime_kind, plus CHECK_GO_PPROF, CHECK_JVM_NO_ATTACH and CHECK_NODE_NO_INSPECTOR), or
+ * NULL when it can. memory-held and memory-alloc need a JVM that lets us attach
+ * (daemon/capture/jvm_source.h), a Node.js whose inspector can be opened, or
  * a Go program that serves net/http/pprof; so does locks for a target of Go programs only
  * (their waits on a sync.Mutex never reach the kernel). @go_missing says why a Go
  * program has no endpoint ("process 12 (app): it listens on no TCP port"; may be NULL). The

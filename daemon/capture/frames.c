@@ -2,6 +2,7 @@
 #include "daemon/capture/frames.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +16,12 @@
 #include "cgroups/resolver.h"
 #include "daemon/capture/capture.h"
 #include "daemon/capture/jvmframes.h"
+#include "daemon/capture/nodeframes.h"
 #include "daemon/capture/pyframes.h"
 #include "daemon/collectors/thread_table.h"
 #include "profile/profile.h"
 #include "profile/report.h"
+#include "runtimes/node/node_perfmap.h"
 #include "runtimes/python/py_merge.h"
 #include "symbols/symbolizer.h"
 
@@ -154,9 +157,25 @@ int frames_on_new_task(void *ctx, uint32_t tgid, uint64_t cgroup_id)
 	return 0;
 }
 
+/* A frame a perf map names with V8's name of JavaScript code ("JS:*hot /app/x.js:3:10"): the
+ * function, its script and line, language Node.js. */
+static void v8_perfmap_frame(struct prof_frame_info *fi, struct node_pm_name *pm)
+{
+	if (!fi->function || !fi->mapping || strcmp(fi->mapping, SYMBOLIZER_PERF_MAP_DSO) ||
+	    node_perfmap_parse(fi->function, pm))
+		return;
+	fi->function = pm->function;
+	fi->file = pm->script[0] ? pm->script : NULL;
+	fi->line = pm->line;
+	fi->mapping = pm->script[0] ? pm->script : "[javascript]";
+	fi->address = 0;
+	fi->lang = PROF_LANG_NODE;
+}
+
 static int user_frame(struct frames *f, uint32_t tgid, uint64_t ip)
 {
 	struct prof_frame_info fi = { .lang = PROF_LANG_NATIVE };
+	struct node_pm_name pm;
 	struct sym_frame sf;
 
 	if (symbolizer__user(f->o.sym, tgid, ip, &sf) == 0) {
@@ -168,6 +187,7 @@ static int user_frame(struct frames *f, uint32_t tgid, uint64_t ip)
 		fi.address = sf.dso_addr;
 		fi.unnamed_stripped = !sf.name && sf.stripped;
 		fi.lang = sf.go ? PROF_LANG_GO : PROF_LANG_NATIVE;
+		v8_perfmap_frame(&fi, &pm);
 	} else {
 		fi.mapping = "[unknown]";
 		fi.address = ip;
@@ -241,6 +261,11 @@ static int note_thread_fn(struct frames *f, uint32_t tid, const uint32_t *frames
 	else
 		snprintf(t->fn, sizeof(t->fn), "[unknown]");
 	return 0;
+}
+
+void frames__set_node(struct frames *f, struct nodeframes *node)
+{
+	f->o.node = node;
 }
 
 /* Appends the frame @fi to @frames. Returns 0 or -ENOMEM. */
@@ -340,6 +365,45 @@ static int user_frames(struct frames *f, const struct source_sample *s, uint32_t
 	return 0;
 }
 
+/* The user frames of @s, with the JavaScript stack V8 sampled at its time (daemon/capture/
+ * nodeframes.h) in place of the frames in V8's code, appended to @frames at *@n (room for
+ * @room). Returns 1 when merged, 0 when the native frames alone were added, or -ENOMEM. */
+static int node_frames(struct frames *f, const struct source_sample *s, uint32_t *frames, size_t *n,
+		       size_t room)
+{
+	struct prof_frame_info js[NODEFRAMES_MAX_DEPTH];
+	uint32_t ids[SAMPLER_MAX_STACK_DEPTH];
+	size_t i, nu = 0, nj = 0, inner = SIZE_MAX, outer = 0;
+	const struct prof_frame_info *fi;
+	int id;
+
+	for (i = 0; i < s->nustack && nu < SAMPLER_MAX_STACK_DEPTH; i++) {
+		id = user_frame(f, s->tgid, (i || s->nkstack) ? s->ustack[i] - 1 : s->ustack[i]);
+		if (id < 0)
+			return id;
+		ids[nu++] = (uint32_t)id;
+		fi = profile__frame_info(f->prof, (uint32_t)id);
+		if (fi && nodeframes_in_v8(fi)) {
+			inner = inner == SIZE_MAX ? i : inner;
+			outer = i;
+		}
+	}
+	if (inner != SIZE_MAX)
+		nj = nodeframes__stack(f->o.node, s->tgid, s->time_ns, js, ARRAY_SIZE(js));
+	if (!nj)
+		inner = outer = nu; /* the native frames alone */
+	for (i = 0; i < inner && *n < room; i++)
+		frames[(*n)++] = ids[i];
+	for (i = 0; i < nj && *n < room; i++) {
+		id = push_frame(f, &js[i], frames, n);
+		if (id < 0)
+			return id;
+	}
+	for (i = nj ? outer + 1 : nu; i < nu && *n < room; i++)
+		frames[(*n)++] = ids[i];
+	return nj > 0;
+}
+
 /* The language of the program that took sample @s (@frames, @n; @merged: it has Python
  * frames): Python, else Go or Java after the first of its frames in either, else native. */
 static enum prof_lang sample_lang(const struct frames *f, const uint32_t *frames, size_t n,
@@ -352,7 +416,8 @@ static enum prof_lang sample_lang(const struct frames *f, const uint32_t *frames
 		return PROF_LANG_PYTHON;
 	for (i = 0; i < n; i++) {
 		fi = profile__frame_info(f->prof, frames[i]);
-		if (fi && (fi->lang == PROF_LANG_GO || fi->lang == PROF_LANG_JAVA))
+		if (fi && (fi->lang == PROF_LANG_GO || fi->lang == PROF_LANG_JAVA ||
+			   fi->lang == PROF_LANG_NODE))
 			return fi->lang;
 	}
 	return PROF_LANG_NATIVE;
@@ -391,7 +456,11 @@ static int sample_stack(struct frames *f, const struct source_sample *s, uint32_
 	if (merged < 0)
 		return merged;
 	*py = merged;
-	if (!merged) {
+	if (!merged && s->time_ns && nodeframes__has(f->o.node, s->tgid)) {
+		id = node_frames(f, s, frames, &n, 2 * SAMPLER_MAX_STACK_DEPTH);
+		if (id < 0)
+			return id;
+	} else if (!merged) {
 		id = user_frames(f, s, frames, &n, 2 * SAMPLER_MAX_STACK_DEPTH);
 		if (id < 0)
 			return id;

@@ -21,6 +21,7 @@ struct profile;
 struct capture_thread;
 struct pyframes;
 struct jvmframes;
+struct nodeframes;
 
 /* Processes whose maps could not be read are remembered up to this many. */
 #define FRAMES_MAX_UNREADABLE 4
@@ -32,6 +33,7 @@ struct frames_opts {
 	struct owner_resolver *owners; /* borrowed; required */
 	struct pyframes *py;	       /* borrowed; NULL: CPython frames are not merged */
 	struct jvmframes *jvm;	       /* borrowed; NULL: Java frames are not named */
+	struct nodeframes *node;       /* borrowed; NULL: V8's JavaScript stacks are not merged */
 };
 
 struct frames_unreadable {
@@ -47,6 +49,9 @@ void frames__free(struct frames *f);
 
 /* The profile frames_on_sample() adds to (borrowed; set before the drain). */
 void frames__set_profile(struct frames *f, struct profile *prof);
+
+/* The V8 CPU profiles merged from now on (borrowed; set before the drain). */
+void frames__set_node(struct frames *f, struct nodeframes *node);
 
 /* source_task_fn_t (@ctx: struct frames): a new process seen; names, owner and maps. Returns 0. */
 int frames_on_new_task(void *ctx, uint32_t tgid, uint64_t cgroup_id);

@@ -27,6 +27,9 @@ struct plan_args {
 	const char *jvms; /* "process 12 (java)": the JVMs read through their attach mechanism */
 	size_t njvm;
 	const struct capture_target_info *info;
+	const char *nodes; /* "process 12 (node)": the Node.js processes read through V8 */
+	size_t nnode;
+	enum question q;
 	unsigned int hz, secs;
 };
 
@@ -196,6 +199,45 @@ static void cpu_text(const struct plan_args *a, char *buf, size_t size)
 		 a->who, a->hz, a->secs, plural(a->secs), CAPTURE_OVERHEAD_TEXT);
 }
 
+/* Node.js processes read through V8's inspector (daemon/capture/node_source.h). */
+static void node_open_text(const struct plan_args *a, char *buf, size_t size)
+{
+	snprintf(buf, size,
+		 "Open V8's inspector inside the container of %s for the capture and close it "
+		 "again (SIGUSR1, then the DevTools protocol on the container's loopback; an "
+		 "inspector it already has open is used and left open). V8 recompiles the "
+		 "application's optimised code once at the start, which slows it for a moment.",
+		 a->nodes);
+}
+
+static void node_heap_text(const struct plan_args *a, char *buf, size_t size)
+{
+	snprintf(buf, size,
+		 "Sample the JavaScript allocations of %s for %u second%s with V8's sampling heap "
+		 "profiler (one allocation in every %d KiB on average, with its stack)%s. Nothing is "
+		 "restarted and nothing in the program changes. Expected overhead: a few percent "
+		 "while it runs%s.",
+		 a->nodes, a->secs, plural(a->secs), NODE_SOURCE_HEAP_INTERVAL / 1024,
+		 a->q == Q_MEMORY_HELD ?
+			 ", then collect garbage once and keep what is still held: what was "
+			 "allocated during the capture and is still live at its end" :
+			 ", the objects collected since included",
+		 a->q == Q_MEMORY_HELD ? ", and one garbage collection" : "");
+}
+
+/* cpu, wall: what is done for the Node.js processes, after the sampling text. */
+static void node_cpu_text(const struct plan_args *a, char *buf, size_t size)
+{
+	size_t n = strlen(buf);
+
+	snprintf(buf + n, size - n,
+		 " For %s, open V8's inspector inside its container for the capture and close it "
+		 "again, and run V8's CPU profiler every %d µs to name the JavaScript functions "
+		 "our samples ran in. V8 recompiles the application's optimised code once at the "
+		 "start, which slows it for a moment.",
+		 a->nodes, NODE_SOURCE_INTERVAL_US);
+}
+
 /* The middle of each plan: how the data is gathered (prepare) and gathered (sample). */
 static const struct plan_branch {
 	const char *prepare; /* a constant text, or NULL: prepare_fn */
@@ -208,6 +250,9 @@ static const struct plan_branch {
 }, jvm_branches[] = {
 	[Q_MEMORY_HELD] = { NULL, jvm_place_text, jvm_held_text },
 	[Q_MEMORY_ALLOC] = { NULL, jvm_place_text, jvm_alloc_text },
+}, node_branches[] = {
+	[Q_MEMORY_HELD] = { NULL, node_open_text, node_heap_text },
+	[Q_MEMORY_ALLOC] = { NULL, node_open_text, node_heap_text },
 }, ebpf_branches[] = {
 	[Q_CPU] = { "Load the eBPF sampler into the kernel (cpu-clock events on every CPU).", NULL,
 		    cpu_text },
@@ -234,6 +279,9 @@ static const struct plan_branch *plan_branch(const struct capture_opts *o, size_
 		return &go_branches[q];
 	if (info && info->njvm && (q == Q_MEMORY_HELD || q == Q_MEMORY_ALLOC))
 		return &jvm_branches[q];
+	if (info && info->nnode && o->target.kind != TARGET_SERVER &&
+	    (q == Q_MEMORY_HELD || q == Q_MEMORY_ALLOC))
+		return &node_branches[q];
 	if ((size_t)q < ARRAY_SIZE(ebpf_branches) && ebpf_branches[q].sample_fn)
 		return &ebpf_branches[q];
 	return &ebpf_branches[Q_CPU];
@@ -295,6 +343,19 @@ static const char *jvm_list(const struct capture_target_info *info, char *buf, s
 	return buf;
 }
 
+/* "process 12 (node)", "process 12 (node) and process 13 (node)" */
+static const char *node_list(const struct capture_target_info *info, char *buf, size_t size)
+{
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < info->nnode && len < size; i++)
+		len += snprintf(buf + len, size - len, "%sprocess %u (%s)",
+				i ? (i + 1 == info->nnode ? " and " : ", ") : "", info->node[i].pid,
+				info->node[i].comm);
+	return buf;
+}
+
 /* "every process on this server", "the 3 processes of Service billing" */
 static const char *plan_who(const struct capture_opts *o, int nprocs, char *who, size_t size)
 {
@@ -319,7 +380,8 @@ static const char *plan_who(const struct capture_opts *o, int nprocs, char *who,
 int capture_plan(const struct capture_opts *o, const struct capture_target_info *info,
 		 struct capture_step *steps, int max)
 {
-	char who[TARGET_NAME_MAX + 64], path[512], desc[128], eps[512] = "", jvms[512] = "";
+	char who[TARGET_NAME_MAX + 64], path[512], desc[128], eps[512] = "", jvms[512] = "",
+							      nodes[512] = "";
 	struct capture_step all[CAPTURE_PHASE_COUNT];
 	size_t ngo = info && o->target.kind != TARGET_SERVER ? info->ngo : 0;
 	struct plan_args a = { .who = who,
@@ -328,6 +390,9 @@ int capture_plan(const struct capture_opts *o, const struct capture_target_info 
 			       .jvms = jvms,
 			       .njvm = info && o->target.kind != TARGET_SERVER ? info->njvm : 0,
 			       .info = info,
+			       .nodes = nodes,
+			       .nnode = info && o->target.kind != TARGET_SERVER ? info->nnode : 0,
+			       .q = o->question,
 			       .hz = o->freq_hz ? o->freq_hz : 99,
 			       .secs = capture_duration(o) };
 	const struct plan_branch *b = plan_branch(o, ngo, info);
@@ -338,6 +403,8 @@ int capture_plan(const struct capture_opts *o, const struct capture_target_info 
 		go_endpoints(info, eps, sizeof(eps));
 	if (a.njvm)
 		jvm_list(info, jvms, sizeof(jvms));
+	if (a.nnode)
+		node_list(info, nodes, sizeof(nodes));
 	snprintf(all[CAPTURE_PHASE_BINARY].text, sizeof(all[0].text),
 		 "Use the SlideOps profiler at %s (%s). It stays there for the next capture.",
 		 self_path(path, sizeof(path)), self_desc(desc, sizeof(desc)));
@@ -346,6 +413,8 @@ int capture_plan(const struct capture_opts *o, const struct capture_target_info 
 	else
 		b->prepare_fn(&a, all[CAPTURE_PHASE_PREPARE].text, sizeof(all[0].text));
 	b->sample_fn(&a, all[CAPTURE_PHASE_SAMPLE].text, sizeof(all[0].text));
+	if (a.nnode && (o->question == Q_CPU || o->question == Q_WALL))
+		node_cpu_text(&a, all[CAPTURE_PHASE_SAMPLE].text, sizeof(all[0].text));
 	snprintf(all[CAPTURE_PHASE_READ].text, sizeof(all[0].text),
 		 "Read the result back, name each function and group the processes by owner, then "
 		 "check the target is still running.");
@@ -384,7 +453,7 @@ static void inspect_refuse(const struct capture_opts *o, const char *other,
 		return;
 	}
 	if ((o->question != Q_MEMORY_HELD && o->question != Q_MEMORY_ALLOC) || info->ngo ||
-	    info->njvm)
+	    info->njvm || info->nnode)
 		return;
 	if (info->ngo_missing)
 		snprintf(info->refuse, sizeof(info->refuse),
@@ -443,7 +512,16 @@ void capture_inspect_go(const struct capture_opts *o, const uint32_t *pids, size
 		int ret;
 
 		proc_read_comm(o->proc_root, pids[i], comm, sizeof(comm));
-		if (runtime_detect(&dopts, (int)pids[i], &ri) < 0 || ri.kind != RUNTIME_GO) {
+		if (runtime_detect(&dopts, (int)pids[i], &ri) < 0 || ri.kind != RUNTIME_GO || !gs) {
+			if (node_source_question(o->question) && ri.kind == RUNTIME_NODE &&
+			    info->nnode < NODE_SOURCE_MAX_PROCS) {
+				info->node[info->nnode].pid = pids[i];
+				snprintf(info->node[info->nnode].comm, sizeof(info->node[0].comm),
+					 "%s", comm);
+				snprintf(info->node[info->nnode].version,
+					 sizeof(info->node[0].version), "%s", ri.version);
+				info->nnode++;
+			}
 			if (jvm_source_question(o->question) && ri.kind == RUNTIME_JVM &&
 			    info->njvm < JVM_SOURCE_MAX_PROCS) {
 				info->jvm[info->njvm].pid = pids[i];
@@ -528,6 +606,8 @@ int capture_inspect(const struct capture_opts *o, struct capture_target_info *in
 	info->nprocs = n;
 	if (go_source_question(o->question) && !go_source__new(o->question, o->proc_root, &gs))
 		capture_inspect_go(o, pids, (size_t)n, gs, info);
+	else if (node_source_question(o->question))
+		capture_inspect_go(o, pids, (size_t)n, NULL, info);
 	go_source__free(gs);
 	free(pids);
 	return n;

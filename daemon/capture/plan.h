@@ -14,6 +14,7 @@
 
 #include "daemon/capture/go_source.h"
 #include "daemon/capture/jvm_source.h"
+#include "daemon/capture/node_source.h"
 
 struct capture_opts;
 
@@ -66,6 +67,14 @@ struct capture_target_info {
 		char comm[16];
 		char version[32]; /* "17" */
 	} jvm[JVM_SOURCE_MAX_PROCS];
+	/* Node.js processes read through their inspector (cpu, wall, memory-alloc, memory-held;
+	 * daemon/capture/node_source.h) */
+	size_t nnode;
+	struct {
+		uint32_t pid;
+		char comm[16];
+		char version[32]; /* "20.20.2" */
+	} node[NODE_SOURCE_MAX_PROCS];
 	/* async-profiler is copied in (else the JVMs' Flight Recorder is used): its size, sha256 */
 	bool asprof;
 	size_t asprof_size;
@@ -99,7 +108,8 @@ int capture_inspect(const struct capture_opts *opts, struct capture_target_info 
 		    size_t size);
 
 /*
- * The runtime of each of @pids and, for Go programs, their pprof endpoint (added to @gs);
+ * The runtime of each of @pids and, for Go programs, their pprof endpoint (added to @gs, when
+ * not NULL), the JVMs and Node.js processes the question reads;
  * fills @info (zeroed by the caller), with info->refuse when the question cannot be answered
  * for this target. Reads /proc and probes the endpoints.
  */

@@ -228,6 +228,11 @@ int source__add_tgid(struct source *s, uint32_t tgid)
 	return memgrow__add_tgid(s->memgrow, tgid);
 }
 
+int source__add_timed(struct source *s, uint32_t tgid)
+{
+	return s->sampler ? sampler__add_timed(s->sampler, tgid) : -EOPNOTSUPP;
+}
+
 int source__add_jvm(struct source *s, uint32_t tgid, const struct uw_jvm *jvm)
 {
 	if (s->sampler)
@@ -404,6 +409,7 @@ static int emit_sampler(void *ctx, const struct sampler_sample *x)
 		.pyframes = x->pyframes,
 		.npyframes = x->npyframes,
 		.py_flags = x->py_flags,
+		.time_ns = x->time_ns,
 	};
 
 	if (x->offcpu) {

@@ -51,6 +51,9 @@ struct source_sample {
 	const struct sampler_py_frame *pyframes;
 	size_t npyframes;
 	uint32_t py_flags;
+	/* cpu, wall: an on-CPU sample of the main thread of a process added with
+	 * source__add_timed(), taken at this CLOCK_MONOTONIC time (oncpu 1); else 0 */
+	uint64_t time_ns;
 };
 
 typedef int (*source_emit_fn_t)(void *ctx, const struct source_sample *s);
@@ -117,6 +120,11 @@ int source__add_tgid(struct source *s, uint32_t tgid);
  * -EOPNOTSUPP (the CPython walk did not start) or the collector's -errno
  * (collector__add_python()). */
 int source__add_python(struct source *s, uint32_t tgid, const struct py_proc *proc);
+
+/* cpu, wall: keeps the on-CPU samples of @tgid's main thread one by one with their time
+ * (source_sample.time_ns). Returns 0, -EOPNOTSUPP for another question, -E2BIG past
+ * SAMPLER_TIMED_ENTRIES processes, or -errno. */
+int source__add_timed(struct source *s, uint32_t tgid);
 
 struct uw_jvm;
 /* Walks @tgid's Java frames from now on, in the collector that runs (collector__add_jvm()).

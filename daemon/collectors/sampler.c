@@ -20,7 +20,7 @@
 #include "sampler.skel.h"
 #include "symbols/unwinder.h"
 
-_Static_assert(sizeof(struct sampler_key) == 32, "sampler_key layout is shared with BPF");
+_Static_assert(sizeof(struct sampler_key) == 40, "sampler_key layout is shared with BPF");
 _Static_assert(sizeof(struct py_proc) == 64, "py_proc layout is shared with BPF");
 _Static_assert(sizeof(struct py_frame) == 16, "py_frame layout is shared with BPF");
 _Static_assert(sizeof(struct py_stack) == 24 + 16 * PY_MAX_FRAMES,
@@ -350,6 +350,16 @@ int sampler__add_jvm(struct sampler *s, uint32_t tgid, const struct uw_jvm *jvm)
 	return collector__add_jvm(s->col, tgid, jvm);
 }
 
+int sampler__add_timed(struct sampler *s, uint32_t tgid)
+{
+	__u8 one = 1;
+	int err;
+
+	err = bpf_map__update_elem(s->skel->maps.timed_tgids, &tgid, sizeof(tgid), &one,
+				   sizeof(one), BPF_ANY);
+	return err < 0 ? err : 0;
+}
+
 int sampler__add_python(struct sampler *s, uint32_t tgid, const struct py_proc *proc)
 {
 	/* the walk needs bpf_loop, as the DWARF unwinder does */
@@ -413,6 +423,7 @@ static void decode_oncpu(const void *k, const void *v, struct sampler_sample *sm
 	smp->tid = key->tid;
 	smp->cgroup_id = key->cgroup_id;
 	smp->count = val->count;
+	smp->time_ns = key->time_ns;
 	row->ustack_id = key->user_stack_id;
 	row->kstack_id = key->kern_stack_id;
 	row->py_stack = key->py_stack;

@@ -53,6 +53,8 @@ struct sampler_sample {
 	int ustack_err;	    /* 0, or why the user stack is missing (-EFAULT: none) */
 	int offcpu;	    /* 0: on-CPU samples; SAMPLER_OFF_RUNNABLE or _BLOCKED */
 	uint64_t offcpu_ns; /* off-CPU: time; count is the number of intervals */
+	uint64_t time_ns;   /* on-CPU sample of a timed main thread (sampler__add_timed()): its
+			     * CLOCK_MONOTONIC time, count 1; else 0 */
 	const struct sampler_py_frame *pyframes; /* leaf first; borrowed like ustack */
 	size_t npyframes;  /* 0: not in Python (or not a registered process) */
 	uint32_t py_flags; /* PY_STACK_TRUNCATED, PY_STACK_READ_ERR (bpf/python.h) */
@@ -103,6 +105,10 @@ int sampler__add_python(struct sampler *s, uint32_t tgid, const struct py_proc *
 struct uw_jvm;
 /* Walks @tgid's Java frames from now on (collector__add_jvm()). Returns 0 or -errno. */
 int sampler__add_jvm(struct sampler *s, uint32_t tgid, const struct uw_jvm *jvm);
+/* Keeps the on-CPU samples of @tgid's main thread one by one with their time from now on
+ * (sampler_sample.time_ns), for a runtime whose own samples are matched with ours by time. At
+ * most SAMPLER_TIMED_ENTRIES processes: -E2BIG. Returns 0 or -errno. */
+int sampler__add_timed(struct sampler *s, uint32_t tgid);
 
 /* Stops sampling (detaches the perf events) and delivers pending first sightings. Idempotent. */
 int sampler__stop(struct sampler *s);

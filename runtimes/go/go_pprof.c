@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtimes/go/go_pprof.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -17,11 +16,10 @@
 #include "base/log.h"
 #include "base/proc.h"
 #include "runtimes/nshttp.h"
+#include "runtimes/proclisten.h"
 
 #define STAT_MAX (16u << 10)
-#define PROC_NET_MAX (64u << 20) /* about 400000 sockets in one network namespace */
-#define LISTEN_MAX 512		 /* listening sockets of one namespace looked at */
-#define FD_SCAN_MAX (1u << 17)	 /* fds of the process looked at */
+#define LISTEN_MAX PROC_LISTEN_MAX
 #define WHY_MAX 512
 #define INDEX_PATH "/debug/pprof/"
 
@@ -393,100 +391,6 @@ static void cache_forget(int pid)
 
 /* --- finding ---------------------------------------------------------------------------------- */
 
-static int cmp_inode(const void *a, const void *b)
-{
-	const struct procnet_entry *x = a, *y = b;
-
-	return x->inode < y->inode ? -1 : x->inode > y->inode;
-}
-
-/* Reads the listening sockets of the process's network namespace into @l (LISTEN_MAX). */
-static int read_listening(int pid_fd, struct procnet_entry *l, size_t *n)
-{
-	static const char *const files[2] = { "net/tcp", "net/tcp6" };
-	size_t len, got = 0;
-	char *buf;
-	int i, k, err;
-
-	for (i = 0; i < 2; i++) {
-		err = read_file_bounded(pid_fd, files[i], PROC_NET_MAX, &buf, &len);
-		if (err == -ENOENT && i == 1)
-			continue; /* a kernel without IPv6 */
-		if (err)
-			return err == -ENOENT ? -ESRCH : err;
-		k = procnet_listening(buf, len, i == 1, l + got, LISTEN_MAX - got, NULL);
-		free(buf);
-		if (k < 0)
-			return k;
-		got += (size_t)k;
-	}
-	*n = got;
-	return 0;
-}
-
-/*
- * Keeps in @l (sorted by inode) the sockets that are the process's own: its fds that are
- * "socket:[N]" links. Returns how many are kept, or -errno.
- */
-static int keep_owned(int pid_fd, struct procnet_entry *l, size_t n)
-{
-	struct procnet_entry key, *hit;
-	bool *owned;
-	size_t scanned = 0, matched = 0, i, kept = 0;
-	char link[64], *end;
-	struct dirent *de;
-	DIR *d;
-	int fd, err = 0;
-	ssize_t k;
-
-	if (!n)
-		return 0;
-	qsort(l, n, sizeof(*l), cmp_inode);
-	owned = calloc(n, sizeof(*owned));
-	if (!owned)
-		return -ENOMEM;
-	fd = openat(pid_fd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		err = errno == ENOENT ? -ESRCH : -errno;
-		goto out;
-	}
-	d = fdopendir(fd);
-	if (!d) {
-		err = -errno;
-		close(fd);
-		goto out;
-	}
-	while (matched < n && scanned < FD_SCAN_MAX && (de = readdir(d))) {
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		scanned++;
-		k = readlinkat(dirfd(d), de->d_name, link, sizeof(link) - 1);
-		if (k < 9)
-			continue; /* closed meanwhile, or not a socket */
-		link[k] = '\0';
-		if (strncmp(link, "socket:[", 8) || link[k - 1] != ']')
-			continue;
-		errno = 0;
-		key.inode = strtoull(link + 8, &end, 10);
-		if (errno || end != link + k - 1 || end == link + 8)
-			continue;
-		hit = bsearch(&key, l, n, sizeof(*l), cmp_inode);
-		if (hit && !owned[hit - l]) {
-			owned[hit - l] = true;
-			matched++;
-		}
-	}
-	closedir(d);
-	for (i = 0; i < n; i++) {
-		if (owned[i])
-			l[kept++] = l[i];
-	}
-	err = (int)kept;
-out:
-	free(owned);
-	return err;
-}
-
 static bool probe_wanted(void *ctx, size_t i, const struct nshttp_res *res)
 {
 	(void)ctx;
@@ -557,13 +461,13 @@ static int find_uncached(int pid_fd, struct cache_entry *res)
 	l = calloc(LISTEN_MAX, sizeof(*l));
 	if (!l)
 		return -ENOMEM;
-	err = read_listening(pid_fd, l, &n);
+	err = proc_listening_read(pid_fd, l, LISTEN_MAX, &n);
 	if (err) {
 		snprintf(res->why, sizeof(res->why), "cannot read its TCP sockets (%s)",
 			 strerror(-err));
 		goto out;
 	}
-	k = keep_owned(pid_fd, l, n);
+	k = proc_listening_owned(pid_fd, l, n);
 	if (k < 0) {
 		err = k;
 		snprintf(res->why, sizeof(res->why), "cannot read its file descriptors (%s)",

@@ -585,8 +585,43 @@ jvm_probe_build()
 	# shellcheck disable=SC2086
 	cc -std=gnu11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror $san -I"$REPO_ROOT" -I"$OUTPUT" \
 		-o "$JVM_PROBE" "$LIB_DIR/jvm_probe.c" $objs "$libbpf" \
-		$(pkg-config --libs libelf libdw zlib jansson yaml-0.1 libcurl libmicrohttpd) \
+		$(pkg-config --libs libelf libdw zlib jansson yaml-0.1 libcurl libmicrohttpd libwebsockets) \
 		-lpthread -lm -lstdc++ || fail "cannot build jvm_probe"
+}
+
+# collapsed_value COLLAPSED PATTERN [regex]: the summed value of the stacks of a collapsed file
+# that contain PATTERN (with "regex": that match it as an awk regex; "": every stack).
+collapsed_value()
+{
+	awk -v pat="$2" -v re="${3:-}" '{ n = $NF; $NF = ""
+		if (pat == "" || (re != "" && $0 ~ pat) || (re == "" && index($0, pat))) v += n }
+		END { printf "%.0f\n", v }' "$1"
+}
+
+# answer_has OUT WHAT TEXT: the answer of OUT/summary.json names TEXT (logged).
+answer_has()
+{
+	local answer
+	answer=$(json_get "$1/summary.json" "d['answer']")
+	log "$2: $answer"
+	case $answer in *"$3"*) ;; *) fail "$2: the answer does not name $3: $answer" ;; esac
+}
+
+# ws_probe_build: tests/integration/ws_probe.c built against the WebSocket client and base/
+# (with their sanitizers), into WS_PROBE.
+# shellcheck disable=SC2034
+ws_probe_build()
+{
+	local san=
+	[ -f "$OUTPUT/obj/runtimes/node/nsws.o" ] || fail "$OUTPUT/obj is missing (run make first)"
+	nm "$OUTPUT/obj/runtimes/node/nsws.o" | grep __asan >/dev/null &&
+		san="-fsanitize=address,undefined"
+	WS_PROBE=$TMP/ws_probe
+	# shellcheck disable=SC2086
+	cc -std=gnu11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror $san -I"$REPO_ROOT" -I"$OUTPUT" \
+		-o "$WS_PROBE" "$LIB_DIR/ws_probe.c" "$OUTPUT/obj/runtimes/node/nsws.o" \
+		"$OUTPUT"/obj/base/*.o $(pkg-config --libs libwebsockets) -lpthread ||
+		fail "cannot build ws_probe"
 }
 
 # jvm_stop: kills the JVM's namespace (its pid 1, and with it everything in it).

@@ -44,20 +44,7 @@ jvm_probe_build
 [ "$MEM_FACTOR" -gt 1 ] && JDKS=$JDK17
 
 # value COLLAPSED PATTERN: the summed value of the stacks that contain PATTERN ("": all).
-value()
-{
-	awk -v pat="$2" '{ n = $NF; $NF = ""; if (pat == "" || index($0, pat)) v += n }
-		END { printf "%.0f\n", v }' "$1"
-}
-
-# answer_has OUT WHAT TEXT
-answer_has()
-{
-	local answer
-	answer=$(json_get "$1/summary.json" "d['answer']")
-	log "$2: $answer"
-	case $answer in *"$3"*) ;; *) fail "$2: the answer does not name $3: $answer" ;; esac
-}
+value() { collapsed_value "$1" "$2"; }
 
 alive() { kill -0 "$JVM_PID" 2>/dev/null || fail "$1: the JVM died"; }
 

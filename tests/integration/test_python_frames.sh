@@ -30,7 +30,7 @@ nm "$OUTPUT/obj/daemon/collectors/sampler.o" | grep __asan >/dev/null && san="-f
 # shellcheck disable=SC2086
 cc -std=gnu11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror $san -I"$REPO_ROOT" -I"$OUTPUT" \
 	-o "$TMP/python_probe" "$LIB_DIR/python_probe.c" $objs "$libbpf" \
-	$(pkg-config --libs libelf libdw zlib jansson yaml-0.1 libcurl libmicrohttpd) \
+	$(pkg-config --libs libelf libdw zlib jansson yaml-0.1 libcurl libmicrohttpd libwebsockets) \
 	-lpthread -lm -lstdc++ || fail "cannot build python_probe"
 
 PYTHONS=$(python3_versions)

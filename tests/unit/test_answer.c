@@ -329,25 +329,33 @@ static void test_write(void **state __attribute__((unused)))
 #undef NGINX
 #undef SPIN
 
-/* JVMs that recorded nothing for memory-held or memory-alloc: no "Go heap" in the answer; with a
- * Go program read too, the report's answer as before. */
+/* JVMs (or V8) that recorded nothing for memory-held or memory-alloc: no "Go heap" in the
+ * answer; with a Go program read too, the report's answer as before. */
 static void test_write_jvm_nothing(void **state __attribute__((unused)))
 {
 	static const struct {
 		enum question q;
-		size_t njvm, ngo;
+		size_t njvm, ngo, nnode;
 		const char *want;
 	} cases[] = {
-		{ Q_MEMORY_HELD, 1, 0,
+		{ Q_MEMORY_HELD, 1, 0, 0,
 		  "At the end of 3 seconds, process 12 (java) held nothing on the Java heap that the "
 		  "JVM sampled during the capture." },
-		{ Q_MEMORY_ALLOC, 2, 0,
+		{ Q_MEMORY_ALLOC, 2, 0, 0,
 		  "Over 3 seconds, process 12 (java) allocated nothing on the Java heap that the JVM "
 		  "sampled." },
-		{ Q_MEMORY_ALLOC, 1, 1, "Over 3 seconds, process 12 (java) allocated nothing on the Go heap." },
-		{ Q_MEMORY_HELD, 0, 0,
+		{ Q_MEMORY_ALLOC, 1, 1, 0, "Over 3 seconds, process 12 (java) allocated nothing on the Go heap." },
+		{ Q_MEMORY_HELD, 0, 0, 0,
 		  "At the end of 3 seconds, process 12 (java) held no Go heap memory that its heap "
 		  "profile shows." },
+		/* Node.js processes read through V8 */
+		{ Q_MEMORY_HELD, 0, 0, 1,
+		  "At the end of 3 seconds, process 12 (java) held nothing on the V8 heap that V8 "
+		  "sampled during the capture." },
+		{ Q_MEMORY_ALLOC, 0, 0, 2,
+		  "Over 3 seconds, process 12 (java) allocated nothing on the V8 heap that V8 "
+		  "sampled." },
+		{ Q_MEMORY_ALLOC, 0, 1, 1, "Over 3 seconds, process 12 (java) allocated nothing on the Go heap." },
 	};
 	size_t i;
 
@@ -356,7 +364,8 @@ static void test_write_jvm_nothing(void **state __attribute__((unused)))
 		struct answer_input in = { .procs = &proc,
 					   .nprocs = 1,
 					   .njvm = cases[i].njvm,
-					   .ngo = cases[i].ngo };
+					   .ngo = cases[i].ngo,
+					   .nnode = cases[i].nnode };
 		struct capture_result r = { 0 };
 		struct capture_opts o;
 

@@ -28,6 +28,7 @@
 #define NATIVE (1u << RUNTIME_NATIVE)
 #define JVM (1u << RUNTIME_JVM)
 #define GO (1u << RUNTIME_GO)
+#define NODE (1u << RUNTIME_NODE)
 #define ALL ((1u << RUNTIME_KIND_COUNT) - 1)
 #define GOPP (GO | CHECK_GO_PPROF)	/* a Go program that serves net/http/pprof */
 
@@ -45,6 +46,11 @@ static const char jvm_no_attach[] =
 	"memory of a Java program is read from the JVM itself, through its attach mechanism, "
 	"and a JVM of the target disables it (-XX:+DisableAttachMechanism); use Where memory "
 	"grows (memory-growth) instead";
+static const char node_no_inspector[] =
+	"memory of a Node.js program is read from V8's sampling heap profiler, through its "
+	"inspector, and a Node.js of the target cannot have it opened (started with "
+	"--disable-sigusr1, or older than Node.js 20); use Where memory grows (memory-growth) "
+	"instead";
 static const char go_no_pprof[] =
 	"memory in use is read from the Go program's own profiler, so the program must serve "
 	"net/http/pprof on a local port, and it does not (process 12: it listens on no TCP port); "
@@ -114,6 +120,13 @@ static void test_question_reason(void **state)
 		{ Q_MEMORY_ALLOC, TARGET_PIDS, JVM | CHECK_JVM_NO_ATTACH, jvm_no_attach },
 		{ Q_MEMORY_HELD, TARGET_SERVER, JVM, not_server },
 		{ Q_MEMORY_HELD, TARGET_PIDS, JVM | PY, python_memory },
+		/* Node.js: V8's sampling heap profiler, through its inspector, when it opens */
+		{ Q_MEMORY_HELD, TARGET_PIDS, NODE, NULL },
+		{ Q_MEMORY_ALLOC, TARGET_SERVICE, NODE | NATIVE, NULL },
+		{ Q_MEMORY_ALLOC, TARGET_PIDS, NODE | CHECK_NODE_NO_INSPECTOR, node_no_inspector },
+		{ Q_MEMORY_HELD, TARGET_SERVER, NODE, not_server },
+		{ Q_MEMORY_HELD, TARGET_PIDS, NODE | PY, python_memory },
+		{ Q_CPU, TARGET_PIDS, NODE | CHECK_NODE_NO_INSPECTOR, NULL },
 		/* locks of Go programs only: their own mutex and block profiles */
 		{ Q_LOCKS, TARGET_PIDS, GO, go_locks },
 		{ Q_LOCKS, TARGET_SERVICE, GOPP, NULL },

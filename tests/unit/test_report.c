@@ -194,6 +194,30 @@ static void test_answer_memory(void **state)
 		  2, 3, "Service shop", false,
 		  "Over 3 seconds, Service shop allocated 3.0 MiB on the heap (31457280 objects), most "
 		  "of it (67%) in main.allocDuring." },
+		/* V8's sampling heap profiler: JavaScript frames; V8's built-ins (no script) and
+		 * Node.js's own library go to the program's function */
+		{ { { "Service web", "node", 11, 1 << 20,
+		      { { "set", "[javascript]", PROF_LANG_NODE },
+			{ "retainObjects", "/srv/app.js", PROF_LANG_NODE },
+			{ "listOnTimeout", "node:internal/timers", PROF_LANG_NODE },
+			{ "processTimers", "node:internal/timers", PROF_LANG_NODE } } } },
+		  1, 3, "process 11 (node)", true,
+		  "At the end of 3 seconds, process 11 (node) held 1.0 MiB of V8 heap in use "
+		  "(10485760 sampled objects), most of it (100%) allocated in retainObjects." },
+		/* V8 and a Go program together: the heap, objects */
+		{ { { "Service web", "node", 11, 1 << 20,
+		      { { "makeGarbage", "/srv/app.js", PROF_LANG_NODE } } },
+		    { "Service web", "app", 7, 1 << 21,
+		      { { "main.allocDuring", GOAPP, PROF_LANG_GO } } } },
+		  2, 3, "Service web", false,
+		  "Over 3 seconds, Service web allocated 3.0 MiB on the heap (31457280 objects), most "
+		  "of it (67%) in main.allocDuring." },
+		/* only Node.js's own library: its leaf frame stands */
+		{ { { "Service web", "node", 11, 1 << 20,
+		      { { "listOnTimeout", "node:internal/timers", PROF_LANG_NODE } } } },
+		  1, 3, "Service web", false,
+		  "Over 3 seconds, Service web allocated 1.0 MiB on the V8 heap (10485760 sampled "
+		  "objects), most of it (100%) in listOnTimeout." },
 		{ {}, 0, 10, "process 7 (app)", true,
 		  "At the end of 10 seconds, process 7 (app) held no Go heap memory that its heap "
 		  "profile shows." },
