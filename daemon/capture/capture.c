@@ -211,6 +211,7 @@ int capture_leftovers(const char *lock_path, const char *proc_root)
 		return fd;
 	journal_path(lock_path, journal, sizeof(journal));
 	n = jvm_source_leftovers(journal, proc_root);
+	node_source_leftovers(journal, proc_root);
 	close(fd);
 	return n;
 }
@@ -405,7 +406,9 @@ static int prepare_jvm(struct capture *c, char *err, size_t size)
 static int prepare_node(struct capture *c, char *err, size_t size)
 {
 	const struct capture_opts *o = c->opts;
-	struct node_source_opts no = { .question = o->question, .proc_root = o->proc_root };
+	struct node_source_opts no = { .question = o->question,
+				       .proc_root = o->proc_root,
+				       .journal = c->journal };
 	size_t i;
 	int ret;
 
@@ -818,6 +821,7 @@ int capture_run(const struct capture_opts *opts, struct capture_result **out, ch
 	/* What a killed capture left in containers, now that no other capture runs. */
 	journal_path(opts->lock_path, c.journal, sizeof(c.journal));
 	jvm_source_leftovers(c.journal, opts->proc_root);
+	node_source_leftovers(c.journal, opts->proc_root);
 	ret = capture_setup(&c, err, size);
 	if (ret)
 		goto out;

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "daemon/capture/node_source.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/log.h"
 #include "base/proc.h"
 #include "daemon/capture/nodeframes.h"
 #include "profile/profile.h"
@@ -22,6 +25,7 @@
 
 struct node_sproc {
 	uint32_t pid;
+	char entry[96]; /* its journal entry while its inspector, opened by us, is open */
 	char comm[16];
 	char version[32];
 	struct node_insp *insp;
@@ -117,6 +121,110 @@ static int64_t clock_offset(const struct node_source *ns, uint32_t pid)
 	return (int64_t)sec * 1000000000LL + nsec;
 }
 
+#define ENTRY_PREFIX "inspector-"
+
+/* Journals (before SIGUSR1 is sent: node_insp_opts.on_signal) that process @p's inspector may
+ * be opened on @port; a capture killed before it closes it leaves the entry. */
+static void journal_add(struct node_source *ns, struct node_sproc *p, uint16_t port)
+{
+	char file[700], old[700];
+	struct proc_stat st;
+
+	if (!ns->o.journal || proc_read_stat(ns->o.proc_root, p->pid, &st) ||
+	    mkdir_p(ns->o.journal))
+		return;
+	snprintf(old, sizeof(old), "%s/%s", ns->o.journal, p->entry);
+	snprintf(p->entry, sizeof(p->entry), ENTRY_PREFIX "%u-%llu-%u", p->pid, st.starttime, port);
+	snprintf(file, sizeof(file), "%s/%s", ns->o.journal, p->entry);
+	if (atomic_write_buf(file, "", 0))
+		p->entry[0] = '\0';
+	else if (strcmp(old, file) && old[strlen(ns->o.journal) + 1])
+		unlink(old);
+}
+
+struct signal_ctx {
+	struct node_source *ns;
+	struct node_sproc *p;
+};
+
+static void on_signal(void *ctx)
+{
+	struct signal_ctx *c = ctx;
+
+	/* SIGUSR1 opens it on Node's default port unless --inspect-port says otherwise */
+	journal_add(c->ns, c->p, NODE_INSP_DEFAULT_PORT);
+}
+
+static void journal_remove(const char *journal, const char *entry)
+{
+	char file[700];
+
+	if (!journal || !entry[0])
+		return;
+	snprintf(file, sizeof(file), "%s/%s", journal, entry);
+	unlink(file);
+}
+
+/* "inspector-<pid>-<starttime>-<port>"; returns 0 or -EINVAL. Pure. */
+static int entry_parse(const char *name, uint32_t *pid, unsigned long long *start, uint16_t *port)
+{
+	unsigned long long a, b, c;
+	char tail;
+
+	if (strncmp(name, ENTRY_PREFIX, strlen(ENTRY_PREFIX)) ||
+	    sscanf(name + strlen(ENTRY_PREFIX), "%llu-%llu-%llu%c", &a, &b, &c, &tail) != 3 || !a ||
+	    a > INT32_MAX || !c || c > 65535)
+		return -EINVAL;
+	*pid = (uint32_t)a;
+	*start = b;
+	*port = (uint16_t)c;
+	return 0;
+}
+
+static void close_left(const char *proc_root, const char *name)
+{
+	struct node_insp_opts io = { .proc_root = proc_root };
+	char why[NODE_INSP_WHY_MAX] = "";
+	unsigned long long start;
+	struct proc_stat st;
+	uint16_t port;
+	uint32_t pid;
+	int err;
+
+	if (entry_parse(name, &pid, &start, &port) || proc_read_stat(proc_root, pid, &st) ||
+	    st.starttime != start)
+		return; /* gone, or another process now */
+	err = node_insp_close_left(&io, pid, port, why, sizeof(why));
+	if (err && err != -ENOENT)
+		pr_warn("node: the inspector a killed capture opened in process %u (port %u) "
+			"could not be closed: %s",
+			pid, port, why[0] ? why : strerror(-err));
+	else if (!err)
+		pr_info("node: closed the inspector a killed capture left open in process %u", pid);
+}
+
+int node_source_leftovers(const char *journal, const char *proc_root)
+{
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	if (!journal)
+		return 0;
+	d = opendir(journal);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d)) && n < 256) {
+		if (strncmp(de->d_name, ENTRY_PREFIX, strlen(ENTRY_PREFIX)))
+			continue;
+		close_left(proc_root, de->d_name);
+		journal_remove(journal, de->d_name);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
 static int call(struct node_sproc *p, const char *method, const char *params, int ms, char **text,
 		size_t *len, char *why, size_t size)
 {
@@ -157,9 +265,27 @@ static int major_of(const char *version)
 	return atoi(version);
 }
 
+/* Ends the session: closes an inspector we opened, with a note when it stays open. */
+static void close_one(struct node_source *ns, struct node_sproc *p)
+{
+	char why[NODE_INSP_WHY_MAX] = "";
+
+	if (!p->insp)
+		return;
+	if (node_insp__close(p->insp, why, sizeof(why)))
+		note(ns, "The inspector of Node.js process %u (%s) could not be closed: %s.",
+		     p->pid, p->comm, why);
+	else
+		journal_remove(ns->o.journal, p->entry);
+	p->insp = NULL;
+}
+
 static void start_one(struct node_source *ns, struct node_sproc *p)
 {
-	struct node_insp_opts io = { .proc_root = ns->o.proc_root };
+	struct signal_ctx sc = { ns, p };
+	struct node_insp_opts io = { .proc_root = ns->o.proc_root,
+				     .on_signal = on_signal,
+				     .ctx = &sc };
 	char why[NODE_INSP_WHY_MAX] = "";
 	int err;
 
@@ -183,10 +309,11 @@ static void start_one(struct node_source *ns, struct node_sproc *p)
 		     p->pid, p->comm, why[0] ? why : strerror(-err),
 		     is_cpu(ns) ? ", which names the native frames but not the JavaScript ones" :
 				  " (nothing for this question)");
-		node_insp__close(p->insp, NULL, 0);
-		p->insp = NULL;
+		close_one(ns, p);
 		return;
 	}
+	if (!node_insp__was_open(p->insp) && node_insp__port(p->insp) != NODE_INSP_DEFAULT_PORT)
+		journal_add(ns, p, node_insp__port(p->insp));
 	p->started = true;
 	if (is_cpu(ns))
 		ns->running[ns->nrunning++] = p->pid;
@@ -204,19 +331,6 @@ size_t node_source__running(const struct node_source *ns, const uint32_t **pids)
 {
 	*pids = ns ? ns->running : NULL;
 	return ns ? ns->nrunning : 0;
-}
-
-/* Ends the session: closes an inspector we opened, with a note when it stays open. */
-static void close_one(struct node_source *ns, struct node_sproc *p)
-{
-	char why[NODE_INSP_WHY_MAX] = "";
-
-	if (!p->insp)
-		return;
-	if (node_insp__close(p->insp, why, sizeof(why)))
-		note(ns, "The inspector of Node.js process %u (%s) could not be closed: %s.",
-		     p->pid, p->comm, why);
-	p->insp = NULL;
 }
 
 static int finish_cpu(struct node_source *ns, struct node_sproc *p, struct nodeframes *nf,

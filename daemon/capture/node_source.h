@@ -14,7 +14,9 @@
  *
  * Each process that cannot be read this way (its inspector cannot be opened, is another's, or
  * answers badly) gets a note and keeps what eBPF reads. Everything started is stopped and the
- * inspector closed when the capture ends, fails or is stopped (node_source__free()).
+ * inspector closed when the capture ends, fails or is stopped (node_source__free()); a journal
+ * entry per inspector opened lets the next capture close one a killed agent left open
+ * (node_source_leftovers()).
  */
 #ifndef SLIDEOPS_NODE_SOURCE_H
 #define SLIDEOPS_NODE_SOURCE_H
@@ -41,6 +43,7 @@ struct nodeframes;
 struct node_source_opts {
 	enum question question;
 	const char *proc_root; /* NULL: /proc */
+	const char *journal;   /* host directory of the placement journal; NULL: none */
 };
 
 struct node_source;
@@ -75,5 +78,13 @@ int node_source__finish(struct node_source *ns, struct profile *dst, node_labels
 			void *ctx, struct nodeframes *nf);
 
 size_t node_source__notes(const struct node_source *ns, const char *const **notes);
+
+/*
+ * Closes the inspectors a capture killed before its end left open, as the entries
+ * "inspector-<pid>-<starttime>-<port>" of @journal say (written when one is opened, removed
+ * when it is closed), in processes that still run with the same start time. Call with the
+ * capture lock held. Returns the number of entries handled, or -errno.
+ */
+int node_source_leftovers(const char *journal, const char *proc_root);
 
 #endif

@@ -303,6 +303,8 @@ static int open_new(struct node_insp *n, struct procnet_entry *found, char *why,
 	nb = own_listeners(n->pid_fd, before);
 	if (nb < 0)
 		return nb;
+	if (n->o.on_signal)
+		n->o.on_signal(n->o.ctx);
 	if (syscall(SYS_pidfd_send_signal, n->pidfd, SIGUSR1, NULL, 0) < 0)
 		return proc_gone(-errno);
 	err = wait_new(n, before, nb, found);
@@ -455,6 +457,41 @@ int node_insp__open(const struct node_insp_opts *o, uint32_t pid, struct node_in
 		return err;
 	*out = n;
 	return 0;
+}
+
+int node_insp_close_left(const struct node_insp_opts *o, uint32_t pid, uint16_t port, char *why,
+			 size_t size)
+{
+	static const struct node_insp_opts none;
+	struct procnet_entry l[PROC_LISTEN_MAX];
+	struct node_insp *n;
+	char path[160];
+	int k, i, err;
+
+	err = insp_new(o ? o : &none, pid, &n);
+	if (err)
+		return err;
+	k = own_listeners(n->pid_fd, l);
+	err = k < 0 ? k : -ENOENT;
+	for (i = 0; i < k; i++) {
+		if (l[i].port != port || (!is_loopback(&l[i]) && !is_wildcard(&l[i])))
+			continue;
+		reach_host(&l[i], n->host, sizeof(n->host));
+		n->port = port;
+		n->inode = l[i].inode;
+		err = targets(n->pid_fd, n->host, port, path, sizeof(path));
+		break;
+	}
+	if (!err)
+		err = connect_ws(n, path, why, size);
+	if (!err)
+		err = check_pid(n, why, size);
+	if (err) {
+		n->inode = 0; /* not ours to wait for */
+		node_insp__close(n, NULL, 0);
+		return err;
+	}
+	return node_insp__close(n, why, size);
 }
 
 bool node_insp__was_open(const struct node_insp *n)

@@ -37,6 +37,10 @@ struct node_insp_opts {
 	int open_ms;	       /* wait for the listener after SIGUSR1; 0: 3000 */
 	int call_ms;	       /* a command's answer; 0: 5000 */
 	size_t max_message;    /* largest message read; 0: CDP_MAX_MESSAGE */
+	/* called just before SIGUSR1 is sent (to journal that an inspector may open); may be
+	 * NULL */
+	void (*on_signal)(void *ctx);
+	void *ctx;
 };
 
 struct node_insp;
@@ -62,6 +66,15 @@ int node_insp__open(const struct node_insp_opts *o, uint32_t pid, struct node_in
  * in @why, -ESRCH or another -errno.
  */
 int node_insp_openable(const char *proc_root, uint32_t pid, char *why, size_t size);
+
+/*
+ * Closes the inspector process @pid listens with on loopback port @port, one a capture opened
+ * and could not close (it was killed): a session, process._debugEnd(), the port gone. Returns
+ * 0, -ENOENT when it no longer listens there, -ETIMEDOUT when it still does, or the errors of
+ * node_insp__open() (its reason in @why).
+ */
+int node_insp_close_left(const struct node_insp_opts *o, uint32_t pid, uint16_t port, char *why,
+			 size_t size);
 
 /* True when the inspector was open before node_insp__open() (it is left open). */
 bool node_insp__was_open(const struct node_insp *n);

