@@ -20,7 +20,8 @@
 # else 3; the table shows medians), PROFILERS (default "baseline ours perf bpftrace"),
 # UNWINDER (default 1: also run the unwinder comparison, unwinder_bench below; 0 skips it),
 # PYTHON_BENCH (default 1: also run the Python row, bench/python.sh; 0 skips it),
-# JVM_BENCH (default 1: also run the JVM row, bench/jvm.sh; 0 skips it).
+# JVM_BENCH (default 1: also run the JVM row, bench/jvm.sh; 0 skips it),
+# NODE_BENCH (default 1: also run the Node.js row, bench/node.sh; 0 skips it).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -178,5 +179,10 @@ fi
 if [ "${JVM_BENCH:-1}" = 1 ]; then
 	BIN=$BIN OUTPUT=$OUTPUT "$here/jvm.sh"
 	{ echo; cat "$W/jvm/jvm.md"; } >>"$W/results.md"
+fi
+# The Node.js row (issue 16): bench/node.sh, appended to the results.
+if [ "${NODE_BENCH:-1}" = 1 ]; then
+	BIN=$BIN OUTPUT=$OUTPUT "$here/node.sh"
+	{ echo; cat "$W/node/node.md"; } >>"$W/results.md"
 fi
 cat "$W/results.md"
