@@ -77,6 +77,8 @@ struct folded {
 	size_t cap;
 	struct prof_strset *names; /* sanitized frame names */
 	uint32_t *name_of;	   /* frame id -> names index, UINT32_MAX: not yet */
+	uint32_t *order;	   /* collapsed_fold(): the lines with a count, sorted */
+	size_t n;
 };
 
 /* Appends the sanitized display name of frame @id, computed once per frame. */
@@ -163,52 +165,93 @@ static int fold(const struct profile *p, struct folded *fo)
 	return err;
 }
 
+static void fold_free(struct folded *fo)
+{
+	free(fo->counts);
+	free(fo->name_of);
+	free(fo->order);
+	prof_strset__free(fo->names);
+	prof_strset__free(fo->lines);
+}
+
+int collapsed_fold(const struct profile *p, struct collapsed_fold **out)
+{
+	struct folded *fo;
+	size_t i, n;
+	int err;
+
+	if (!p || !out)
+		return -EINVAL;
+	fo = calloc(1, sizeof(*fo));
+	if (!fo)
+		return -ENOMEM;
+	err = prof_strset__new(&fo->lines);
+	if (!err)
+		err = fold(p, fo);
+	n = fo->lines ? prof_strset__count(fo->lines) : 0;
+	if (!err) {
+		fo->order = malloc((n ? n : 1) * sizeof(*fo->order));
+		err = fo->order ? 0 : -ENOMEM;
+	}
+	if (err) {
+		fold_free(fo);
+		free(fo);
+		return err;
+	}
+	/* sorted (byte order), lines summing to 0 left out */
+	for (i = 0; i < n; i++)
+		if (fo->counts[i])
+			fo->order[fo->n++] = (uint32_t)i;
+	qsort_r(fo->order, fo->n, sizeof(*fo->order), cmp_lines, fo->lines);
+	*out = (struct collapsed_fold *)fo;
+	return 0;
+}
+
+void collapsed_fold_free(struct collapsed_fold *f)
+{
+	if (!f)
+		return;
+	fold_free((struct folded *)f);
+	free(f);
+}
+
+size_t collapsed_fold_count(const struct collapsed_fold *f)
+{
+	return ((const struct folded *)f)->n;
+}
+
+const char *collapsed_fold_line(const struct collapsed_fold *f, size_t i, int64_t *value)
+{
+	const struct folded *fo = (const struct folded *)f;
+
+	if (value)
+		*value = fo->counts[fo->order[i]];
+	return prof_strset__str(fo->lines, fo->order[i]);
+}
+
 int collapsed_write(const struct profile *p, FILE *f)
 {
-	struct folded fo = { 0 };
-	uint32_t *order = NULL;
+	struct collapsed_fold *fo;
 	size_t i, n;
-	int err, lines = 0;
+	int64_t v;
+	int err;
 
 	if (!p || !f)
 		return -EINVAL;
-	err = prof_strset__new(&fo.lines);
+	err = collapsed_fold(p, &fo);
 	if (err)
 		return err;
-	err = fold(p, &fo);
-	if (err)
-		goto out;
-	n = prof_strset__count(fo.lines);
-	order = malloc((n ? n : 1) * sizeof(*order));
-	if (!order) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < n; i++)
-		order[i] = (uint32_t)i;
-	qsort_r(order, n, sizeof(*order), cmp_lines, fo.lines);
-	for (i = 0; i < n; i++) {
-		if (!fo.counts[order[i]])
-			continue;
-		if (fprintf(f, "%s %lld\n", prof_strset__str(fo.lines, order[i]),
-			    (long long)fo.counts[order[i]]) < 0) {
+	n = collapsed_fold_count(fo);
+	for (i = 0; i < n && !err; i++) {
+		const char *line = collapsed_fold_line(fo, i, &v);
+
+		if (fprintf(f, "%s %lld\n", line, (long long)v) < 0)
 			err = errno ? -errno : -EIO;
-			goto out;
-		}
-		lines++;
 	}
-	if (ferror(f)) {
+	if (!err && ferror(f))
 		err = -EIO;
-		goto out;
-	}
-	err = lines;
-out:
-	free(order);
-	free(fo.counts);
-	free(fo.name_of);
-	prof_strset__free(fo.names);
-	prof_strset__free(fo.lines);
-	return err;
+	collapsed_fold_free(fo);
+	return err ? err : (int)n;
 }
 
 static int write_cb(void *ctx, FILE *f)

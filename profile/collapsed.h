@@ -12,9 +12,23 @@
 #ifndef SLIDEOPS_COLLAPSED_H
 #define SLIDEOPS_COLLAPSED_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct profile;
+
+/* The folded lines of a profile, as collapsed_write() writes them (merged, sorted, none 0). */
+struct collapsed_fold;
+
+/* Folds @p into @out (freed with collapsed_fold_free()). Returns 0, -EINVAL or -ENOMEM. */
+int collapsed_fold(const struct profile *p, struct collapsed_fold **out);
+/* Accepts NULL. */
+void collapsed_fold_free(struct collapsed_fold *f);
+size_t collapsed_fold_count(const struct collapsed_fold *f);
+/* Line @i (< count) without its count, which goes to @value (may be NULL); borrowed until
+ * collapsed_fold_free(). Lines are in byte order. */
+const char *collapsed_fold_line(const struct collapsed_fold *f, size_t i, int64_t *value);
 
 /* Writes @p to @f. Returns the number of lines, or -errno on a write error. */
 int collapsed_write(const struct profile *p, FILE *f);
