@@ -2,6 +2,7 @@
 #include "base/text.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -211,4 +212,15 @@ bool text_plain_path(const char *s, size_t max)
 			return false;
 	}
 	return true;
+}
+
+void text_setf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!buf || !size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
 }

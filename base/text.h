@@ -72,4 +72,7 @@ bool text_plain_path(const char *s, size_t max);
 int text_file_error(char *err, size_t size, const char *file, size_t line, const char *fmt,
 		    va_list ap) __attribute__((format(printf, 5, 0)));
 
+/* snprintf() into a reason buffer that may be absent: nothing when @buf is NULL or @size 0. */
+void text_setf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #endif

@@ -2,13 +2,13 @@
 #include "daemon/capture/go_source.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/strlist.h"
 #include "profile/profile.h"
 #include "runtimes/go/go_pprof.h"
 #include "runtimes/go/goroutines.h"
@@ -28,8 +28,7 @@ struct go_source {
 	const char *proc_root;
 	struct go_proc procs[GO_SOURCE_MAX_PROCS];
 	size_t nprocs;
-	char *notes[GO_SOURCE_MAX_NOTES];
-	size_t nnotes;
+	struct strlist notes;
 	struct go_groups groups;
 };
 
@@ -38,19 +37,8 @@ bool go_source_question(enum question q)
 	return q == Q_MEMORY_HELD || q == Q_MEMORY_ALLOC || q == Q_LOCKS || q == Q_THREADS;
 }
 
-static void note(struct go_source *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct go_source *g, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	if (g->nnotes >= GO_SOURCE_MAX_NOTES)
-		return;
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) >= 0)
-		g->notes[g->nnotes++] = s;
-	va_end(ap);
-}
+/* A note for the capture's answer (at most STRLIST_MAX). */
+#define note(src, ...) strlist_addf(&(src)->notes, __VA_ARGS__)
 
 int go_source__new(enum question q, const char *proc_root, struct go_source **out)
 {
@@ -74,8 +62,7 @@ void go_source__free(struct go_source *g)
 		profile__free(g->procs[i].start[0]);
 		profile__free(g->procs[i].start[1]);
 	}
-	for (i = 0; i < g->nnotes; i++)
-		free(g->notes[i]);
+	strlist_clear(&g->notes);
 	go_groups_release(&g->groups);
 	free(g);
 }
@@ -136,8 +123,7 @@ void go_source__endpoint(const struct go_source *g, uint32_t pid, char *buf, siz
 
 size_t go_source__notes(const struct go_source *g, const char *const **notes)
 {
-	*notes = (const char *const *)g->notes;
-	return g->nnotes;
+	return strlist_get(&g->notes, notes);
 }
 
 const struct go_goroutine_group *go_source__goroutines(const struct go_source *g, size_t *n,

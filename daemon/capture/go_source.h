@@ -33,7 +33,6 @@ struct prof_labels;
 #define GO_SOURCE_FETCH_TIMEOUT_MS 5000
 #define GO_SOURCE_MAX_BYTES (32u << 20)
 #define GO_SOURCE_MAX_DECODED (64u << 20) /* a profile once ungzipped */
-#define GO_SOURCE_MAX_NOTES 8
 
 struct go_source;
 

@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include "base/safe_open.h"
 #include "base/safe_place.h"
 #include "base/sha256.h"
+#include "base/strlist.h"
 #include "daemon/capture/jvm_journal.h"
 #include "profile/profile.h"
 #include "profile/report.h"
@@ -72,8 +72,7 @@ struct jvm_source {
 	size_t nprocs;
 	uint32_t locks_pids[JVM_SOURCE_MAX_PROCS];
 	size_t nlocks;
-	char *notes[JVM_SOURCE_MAX_NOTES];
-	size_t nnotes;
+	struct strlist notes;
 };
 
 bool jvm_source_question(enum question q)
@@ -81,19 +80,8 @@ bool jvm_source_question(enum question q)
 	return q == Q_MEMORY_ALLOC || q == Q_MEMORY_HELD || q == Q_LOCKS;
 }
 
-static void note(struct jvm_source *js, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct jvm_source *js, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	if (js->nnotes >= JVM_SOURCE_MAX_NOTES)
-		return;
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) >= 0)
-		js->notes[js->nnotes++] = s;
-	va_end(ap);
-}
+/* A note for the capture's answer (at most STRLIST_MAX). */
+#define note(src, ...) strlist_addf(&(src)->notes, __VA_ARGS__)
 
 static enum jvm_jfr_mode jfr_mode(enum question q)
 {
@@ -188,8 +176,7 @@ bool jvm_source__async_profiler(const struct jvm_source *js, size_t *size, const
 
 size_t jvm_source__notes(const struct jvm_source *js, const char *const **notes)
 {
-	*notes = (const char *const *)js->notes;
-	return js->nnotes;
+	return strlist_get(&js->notes, notes);
 }
 
 size_t jvm_source__runtime_locks(const struct jvm_source *js, const uint32_t **pids)
@@ -898,8 +885,7 @@ void jvm_source__free(struct jvm_source *js)
 		return;
 	for (i = 0; i < js->nprocs; i++)
 		abandon(js, &js->procs[i]);
-	for (i = 0; i < js->nnotes; i++)
-		free(js->notes[i]);
+	strlist_clear(&js->notes);
 	free(js->lib);
 	free(js);
 }

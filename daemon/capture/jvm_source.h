@@ -41,7 +41,6 @@ struct prof_labels;
 
 /* Most JVMs of one capture read this way. */
 #define JVM_SOURCE_MAX_PROCS 8
-#define JVM_SOURCE_MAX_NOTES 8
 /* Largest output file read back (a JFR dump, async-profiler's collapsed text). */
 #define JVM_SOURCE_MAX_OUTPUT (64u << 20)
 /* Names of the JVM's /tmp looked at for the JFR repository our recording made. */

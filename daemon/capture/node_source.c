@@ -3,7 +3,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/proc.h"
+#include "base/strlist.h"
 #include "daemon/capture/nodeframes.h"
 #include "profile/profile.h"
 #include "runtimes/node/cdp.h"
@@ -39,24 +39,11 @@ struct node_source {
 	size_t nprocs;
 	uint32_t running[NODE_SOURCE_MAX_PROCS];
 	size_t nrunning;
-	char *notes[NODE_SOURCE_MAX_NOTES];
-	size_t nnotes;
+	struct strlist notes;
 };
 
-static void note(struct node_source *ns, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void note(struct node_source *ns, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	if (ns->nnotes >= NODE_SOURCE_MAX_NOTES)
-		return;
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) >= 0)
-		ns->notes[ns->nnotes++] = s;
-	va_end(ap);
-}
+/* A note for the capture's answer (at most STRLIST_MAX). */
+#define note(src, ...) strlist_addf(&(src)->notes, __VA_ARGS__)
 
 bool node_source_question(enum question q)
 {
@@ -461,8 +448,11 @@ int node_source__finish(struct node_source *ns, struct profile *dst, node_labels
 
 size_t node_source__notes(const struct node_source *ns, const char *const **notes)
 {
-	*notes = ns ? (const char *const *)ns->notes : NULL;
-	return ns ? ns->nnotes : 0;
+	if (!ns) {
+		*notes = NULL;
+		return 0;
+	}
+	return strlist_get(&ns->notes, notes);
 }
 
 void node_source__free(struct node_source *ns)
@@ -481,7 +471,6 @@ void node_source__free(struct node_source *ns)
 			     2000, NULL, NULL, why, sizeof(why));
 		close_one(ns, p);
 	}
-	for (i = 0; i < ns->nnotes; i++)
-		free(ns->notes[i]);
+	strlist_clear(&ns->notes);
 	free(ns);
 }

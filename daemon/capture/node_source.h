@@ -32,7 +32,6 @@ struct prof_labels;
 struct nodeframes;
 
 #define NODE_SOURCE_MAX_PROCS 8
-#define NODE_SOURCE_MAX_NOTES 8
 /* V8's CPU profiler's interval: our 99 Hz samples are matched with its samples */
 #define NODE_SOURCE_INTERVAL_US 1000
 /* V8's sampling heap profiler: the mean bytes between samples (its default) */

@@ -15,6 +15,7 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/proc.h"
+#include "base/text.h"
 #include "runtimes/nshttp.h"
 #include "runtimes/proclisten.h"
 
@@ -286,26 +287,12 @@ static int open_pid_dir(const char *proc_root, int pid)
 	return fd;
 }
 
-static void set_why(char *why, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_why(char *why, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !size)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, size, fmt, ap);
-	va_end(ap);
-}
-
 static void why_pid_dir(char *why, size_t size, int err)
 {
 	if (err == -ESRCH)
-		set_why(why, size, "the process is gone");
+		text_setf(why, size, "the process is gone");
 	else
-		set_why(why, size, "cannot open its /proc directory (%s)", strerror(-err));
+		text_setf(why, size, "cannot open its /proc directory (%s)", strerror(-err));
 }
 
 /* --- the cache -------------------------------------------------------------------------------- */
@@ -497,7 +484,7 @@ int go_pprof_find(const char *proc_root, int pid, struct go_endpoint *ep, char *
 	int pid_fd, err;
 
 	if (pid <= 0 || !ep) {
-		set_why(why, size, "no process given");
+		text_setf(why, size, "no process given");
 		return -EINVAL;
 	}
 	pid_fd = open_pid_dir(proc_root, pid);
@@ -519,7 +506,7 @@ int go_pprof_find(const char *proc_root, int pid, struct go_endpoint *ep, char *
 		goto out;
 	}
 	if (err) {
-		set_why(why, size, "cannot read its start time (%s)", strerror(-err));
+		text_setf(why, size, "cannot read its start time (%s)", strerror(-err));
 		goto out;
 	}
 	if (cache_get(pid, res.start, &res)) {
@@ -528,7 +515,7 @@ int go_pprof_find(const char *proc_root, int pid, struct go_endpoint *ep, char *
 	}
 	err = find_uncached(pid_fd, &res);
 	if (err) {
-		set_why(why, size, "%s", res.why);
+		text_setf(why, size, "%s", res.why);
 		goto out;
 	}
 	res.expires_ms = res.err ? clock_mono_ms() + GO_PPROF_MISS_TTL_MS : 0;
@@ -536,7 +523,7 @@ int go_pprof_find(const char *proc_root, int pid, struct go_endpoint *ep, char *
 	err = res.err;
 answer:
 	if (err)
-		set_why(why, size, "%s", res.why);
+		text_setf(why, size, "%s", res.why);
 	else
 		*ep = res.ep;
 out:
@@ -564,7 +551,7 @@ int go_pprof_get(const char *proc_root, int pid, const struct go_endpoint *ep, c
 	int pid_fd, err;
 
 	if (pid <= 0 || nshttp_req_check(&req) || !body || !len) {
-		set_why(why, size, "invalid request");
+		text_setf(why, size, "invalid request");
 		return -EINVAL;
 	}
 	pid_fd = open_pid_dir(proc_root, pid);
@@ -575,14 +562,14 @@ int go_pprof_get(const char *proc_root, int pid, const struct go_endpoint *ep, c
 	err = nshttp_get_all(pid_fd, &req, &res, 1, NULL);
 	close(pid_fd);
 	if (err) {
-		set_why(why, size, "cannot reach its network namespace (%s)", strerror(-err));
+		text_setf(why, size, "cannot reach its network namespace (%s)", strerror(-err));
 		return err;
 	}
 	if (res.err) {
 		/* The port closed: the next find probes again. */
 		if (res.err == -ECONNREFUSED)
 			cache_forget(pid);
-		set_why(why, size, "%s", res.why);
+		text_setf(why, size, "%s", res.why);
 		return res.err;
 	}
 	*body = res.body;

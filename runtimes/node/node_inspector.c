@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "base/clock.h"
 #include "base/fileio.h"
 #include "base/proc.h"
+#include "base/text.h"
 #include "runtimes/node/cdp.h"
 #include "runtimes/node/nsws.h"
 #include "runtimes/nshttp.h"
@@ -41,19 +41,6 @@ struct node_insp {
 	struct nsws *ws;
 	uint32_t next_id;
 };
-
-static void set_why(char *why, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void set_why(char *why, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !size)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, size, fmt, ap);
-	va_end(ap);
-}
 
 static void sleep_ms(int ms)
 {
@@ -216,14 +203,14 @@ static int why_none(struct node_insp *n, char *why, size_t size)
 	if (proc_listening_read(n->pid_fd, l, PROC_LISTEN_MAX, &k) == 0)
 		for (i = 0; i < k; i++)
 			if (l[i].port == NODE_INSP_DEFAULT_PORT) {
-				set_why(why, size,
-					"its inspector could not open: port %u of its network "
-					"namespace is taken by another socket (another process's "
-					"inspector?)",
-					NODE_INSP_DEFAULT_PORT);
+				text_setf(why, size,
+					  "its inspector could not open: port %u of its network "
+					  "namespace is taken by another socket (another process's "
+					  "inspector?)",
+					  NODE_INSP_DEFAULT_PORT);
 				return -EADDRINUSE;
 			}
-	set_why(why, size, "its inspector did not open within %d ms of SIGUSR1", n->o.open_ms);
+	text_setf(why, size, "its inspector did not open within %d ms of SIGUSR1", n->o.open_ms);
 	return -ETIMEDOUT;
 }
 
@@ -261,15 +248,15 @@ static int sigusr1_opens(int pid_fd, char *why, size_t size)
 	if (err)
 		return err;
 	if (sigusr1_disabled(pid_fd)) {
-		set_why(why, size,
-			"it was started with --disable-sigusr1, so its inspector cannot be opened "
-			"from outside");
+		text_setf(why, size,
+			  "it was started with --disable-sigusr1, so its inspector cannot be opened "
+			  "from outside");
 		return -ENOTSUP;
 	}
 	if (!((st.sigcgt >> (SIGUSR1 - 1)) & 1)) {
-		set_why(why, size,
-			"it does not catch SIGUSR1, so SlideOps cannot open its inspector: the "
-			"signal would end it");
+		text_setf(why, size,
+			  "it does not catch SIGUSR1, so SlideOps cannot open its inspector: the "
+			  "signal would end it");
 		return -ENOTSUP;
 	}
 	return 0;
@@ -327,8 +314,8 @@ static int connect_ws(struct node_insp *n, const char *path, char *why, size_t s
 	int err = nsws_open_note(n->pid_fd, &wo, &n->ws, note, sizeof(note));
 
 	if (err)
-		set_why(why, size, "cannot open a DevTools session on port %u (%s)", n->port,
-			note[0] ? note : strerror(-err));
+		text_setf(why, size, "cannot open a DevTools session on port %u (%s)", n->port,
+			  note[0] ? note : strerror(-err));
 	return err;
 }
 
@@ -347,7 +334,7 @@ static int check_pid(struct node_insp *n, char *why, size_t size)
 	err = cdp_msg_result_int(m, "result.value", &pid);
 	cdp_msg_free(m);
 	if (err || pid != (int64_t)n->nspid) {
-		set_why(why, size, "the inspector on port %u is not this process's", n->port);
+		text_setf(why, size, "the inspector on port %u is not this process's", n->port);
 		return -EPROTO;
 	}
 	return 0;
@@ -398,7 +385,8 @@ static int attach_new(struct node_insp *n, const struct procnet_entry *l, char *
 	n->inode = l->inode;
 	reach_host(l, n->host, sizeof(n->host));
 	if (!n->host[0]) {
-		set_why(why, size,
+		text_setf(
+			why, size,
 			"its inspector opened on a non-loopback address, port %u (--inspect-port): "
 			"SlideOps talks to it only over the loopback and could not close it",
 			n->port);
@@ -419,7 +407,7 @@ int node_insp__open(const struct node_insp_opts *o, uint32_t pid, struct node_in
 
 	err = insp_new(o ? o : &none, pid, &n);
 	if (err) {
-		set_why(why, size, "it is gone (%s)", strerror(-err));
+		text_setf(why, size, "it is gone (%s)", strerror(-err));
 		return err;
 	}
 	err = find_open(n, path, sizeof(path));
@@ -428,10 +416,10 @@ int node_insp__open(const struct node_insp_opts *o, uint32_t pid, struct node_in
 		if (!err)
 			err = attach_new(n, &l, path, sizeof(path), why, size);
 		if (err == -EPROTO)
-			set_why(why, size, "what opened on port %u is not a Node.js inspector",
-				n->port);
+			text_setf(why, size, "what opened on port %u is not a Node.js inspector",
+				  n->port);
 	} else if (err) {
-		set_why(why, size, "cannot read its sockets (%s)", strerror(-err));
+		text_setf(why, size, "cannot read its sockets (%s)", strerror(-err));
 	}
 	if (!err)
 		err = connect_ws(n, path, why, size);
@@ -439,10 +427,10 @@ int node_insp__open(const struct node_insp_opts *o, uint32_t pid, struct node_in
 		err = check_pid(n, why, size);
 	n_port = n->port;
 	if (!err && !n->was_open && !is_loopback(&l)) {
-		set_why(why, size,
-			"its inspector opened beyond the loopback, on port %u of every address "
-			"(--inspect-port): SlideOps closed it again at once",
-			n->port);
+		text_setf(why, size,
+			  "its inspector opened beyond the loopback, on port %u of every address "
+			  "(--inspect-port): SlideOps closed it again at once",
+			  n->port);
 		err = -EACCES;
 	}
 	if (err && node_insp__close(n, NULL, 0) == -ETIMEDOUT && why && size) {
@@ -539,7 +527,7 @@ static int wait_answer(struct node_insp *n, uint32_t id, int timeout_ms, struct 
 			continue;
 		}
 		if (!err && cdp_msg_error(m)) {
-			set_why(why, size, "%s", cdp_msg_error(m));
+			text_setf(why, size, "%s", cdp_msg_error(m));
 			err = -EREMOTEIO;
 			cdp_msg_free(m);
 		}
@@ -562,24 +550,24 @@ static void call_why(const struct node_insp *n, const char *method, int err, int
 {
 	switch (err) {
 	case -ETIMEDOUT:
-		set_why(why, size, "%s: no answer within %d ms", method, ms);
+		text_setf(why, size, "%s: no answer within %d ms", method, ms);
 		break;
 	case -EFBIG:
-		set_why(why, size, "%s: a message over %zu MiB came instead of its answer", method,
-			n->o.max_message >> 20);
+		text_setf(why, size, "%s: a message over %zu MiB came instead of its answer",
+			  method, n->o.max_message >> 20);
 		break;
 	case -ENOBUFS:
-		set_why(why, size, "%s: more messages came than are kept (%u MiB) while waiting",
-			method, MAX_QUEUED >> 20);
+		text_setf(why, size, "%s: more messages came than are kept (%u MiB) while waiting",
+			  method, MAX_QUEUED >> 20);
 		break;
 	case -EPIPE:
-		set_why(why, size, "%s: the session ended", method);
+		text_setf(why, size, "%s: the session ended", method);
 		break;
 	case -EPROTO:
-		set_why(why, size, "%s: what came is not the DevTools protocol", method);
+		text_setf(why, size, "%s: what came is not the DevTools protocol", method);
 		break;
 	default:
-		set_why(why, size, "%s: %s", method, strerror(-err));
+		text_setf(why, size, "%s: %s", method, strerror(-err));
 	}
 }
 
@@ -653,7 +641,7 @@ static int close_inspector(struct node_insp *n, char *why, size_t size)
 	end = clock_mono_ms() + CLOSE_MS;
 	while (still_listening(n)) {
 		if (clock_mono_ms() >= end) {
-			set_why(why, size, "its inspector still listens on port %u", n->port);
+			text_setf(why, size, "its inspector still listens on port %u", n->port);
 			return -ETIMEDOUT;
 		}
 		sleep_ms(POLL_MS);

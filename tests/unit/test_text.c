@@ -262,6 +262,21 @@ static void test_plain_path(void **state)
 		assert_int_equal(text_plain_path(rows[i].s, rows[i].max), rows[i].want);
 }
 
+/* text_setf: a reason buffer that may be absent or short. */
+static void test_setf(void **state)
+{
+	char buf[8] = "unset";
+
+	(void)state;
+	text_setf(NULL, 8, "x %d", 1);
+	text_setf(buf, 0, "x %d", 1);
+	assert_string_equal(buf, "unset");
+	text_setf(buf, sizeof(buf), "port %u", 9229u);
+	assert_string_equal(buf, "port 92");
+	text_setf(buf, sizeof(buf), "%s", "");
+	assert_string_equal(buf, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +287,7 @@ int main(void)
 		cmocka_unit_test(test_utf8_trim_partial),
 		cmocka_unit_test(test_utf8_truncate),
 		cmocka_unit_test(test_file_error),
+		cmocka_unit_test(test_setf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
