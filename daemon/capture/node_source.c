@@ -152,8 +152,8 @@ static void journal_remove(const char *journal, const char *entry)
 	unlink(file);
 }
 
-/* "inspector-<pid>-<starttime>-<port>"; returns 0 or -EINVAL. Pure. */
-static int entry_parse(const char *name, uint32_t *pid, unsigned long long *start, uint16_t *port)
+int node_source_parse_entry(const char *name, uint32_t *pid, unsigned long long *start,
+			    uint16_t *port)
 {
 	unsigned long long a, b, c;
 	char tail;
@@ -178,8 +178,8 @@ static void close_left(const char *proc_root, const char *name)
 	uint32_t pid;
 	int err;
 
-	if (entry_parse(name, &pid, &start, &port) || proc_read_stat(proc_root, pid, &st) ||
-	    st.starttime != start)
+	if (node_source_parse_entry(name, &pid, &start, &port) ||
+	    proc_read_stat(proc_root, pid, &st) || st.starttime != start)
 		return; /* gone, or another process now */
 	err = node_insp_close_left(&io, pid, port, why, sizeof(why));
 	if (err && err != -ENOENT)

@@ -86,4 +86,9 @@ size_t node_source__notes(const struct node_source *ns, const char *const **note
  */
 int node_source_leftovers(const char *journal, const char *proc_root);
 
+/* Parses such an entry's name ("inspector-<pid>-<starttime>-<port>", pid and port not 0).
+ * Returns 0 or -EINVAL. Pure. */
+int node_source_parse_entry(const char *name, uint32_t *pid, unsigned long long *start,
+			    uint16_t *port);
+
 #endif
