@@ -51,6 +51,9 @@ void runtime_info_format(struct runtime_info *out)
 	out->version[sizeof(out->version) - 1] = '\0';
 	if (!out->version[0] || k == RUNTIME_NATIVE)
 		snprintf(out->display, sizeof(out->display), "%s", fmt[k][0]);
+	else if (k == RUNTIME_NODE) /* the release line, as Node.js names them: "Node.js 20" */
+		snprintf(out->display, sizeof(out->display), "Node.js %.*s",
+			 (int)strcspn(out->version, "."), out->version);
 	else
 		snprintf(out->display, sizeof(out->display), fmt[k][1], out->version);
 }

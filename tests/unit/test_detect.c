@@ -424,6 +424,9 @@ static void test_names(void **state __attribute__((unused)))
 		{ RUNTIME_JVM, "java", "17", "JVM (Java 17)" },
 		{ RUNTIME_GO, "go", "1.19", "Go 1.19" },
 		{ RUNTIME_NODE, "node", "20", "Node.js 20" },
+		/* Node.js by its release line; the version keeps the rest */
+		{ RUNTIME_NODE, "node", "20.20.2", "Node.js 20" },
+		{ RUNTIME_NODE, "node", "24.22.3", "Node.js 24" },
 		{ RUNTIME_RUBY, "ruby", "3.1", "Ruby 3.1" },
 		{ RUNTIME_GO, "go", "", "Go" },
 		{ RUNTIME_JVM, "java", "", "JVM" },
