@@ -107,9 +107,10 @@ first_jvm=$JVM_PID
 late=$!
 # Under ASan the unwind tables of every process on the server (libjvm's 191 k rows twice)
 # take seconds to build, and a stack sampled before its tables is walked by frame pointer
-# (no Java frame): a longer capture there.
+# (no Java frame): a longer capture there (8 s once gave the late JVM no walked sample on a
+# loaded machine).
 secs=3
-[ "$MEM_FACTOR" -gt 1 ] && secs=8
+[ "$MEM_FACTOR" -gt 1 ] && secs=10
 profiler_run server 40 capture --server --question cpu --duration "$secs" --out "$out"
 wait "$late" || fail "the late JVM did not start"
 c=$out/profile.collapsed
