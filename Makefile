@@ -34,7 +34,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libyaml-dev \
 	libcurl4-openssl-dev libjansson-dev libcmocka-dev zlib1g-dev \
 	libmicrohttpd-dev pkg-config libclang-rt-14-dev golang-go util-linux iproute2 \
-	busybox-static python3 procps docker.io debootstrap clang-format libwebsockets-dev
+	busybox-static python3 procps docker.io debootstrap clang-format libwebsockets-dev chromium
 
 ifeq ($(V),1)
 Q =
@@ -48,7 +48,9 @@ endif
 SRC_DIRS := base cgroups symbols profile runtimes runtimes/go runtimes/python runtimes/jvm runtimes/node \
 	daemon daemon/collectors daemon/capture daemon/agent
 LIB_SRCS := $(foreach d,$(SRC_DIRS),$(filter-out daemon/main.c,$(wildcard $(d)/*.c)))
-LIB_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(LIB_SRCS))
+# The page's files are embedded in the binary by an assembler file (daemon/agent/page_assets.S).
+PAGE_FILES := $(wildcard daemon/agent/page/*)
+LIB_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(LIB_SRCS)) $(OUTPUT)/obj/daemon/agent/page_assets.o
 MAIN_OBJ := $(OUTPUT)/obj/daemon/main.o
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
@@ -215,6 +217,11 @@ $(OUTPUT)/obj/%.o: %.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
+$(OUTPUT)/obj/%.o: %.S $(PAGE_FILES)
+	$(call msg,AS,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -c $< -o $@
+
 $(OUTPUT)/tests/test_%: tests/unit/test_%.c $$(call mod_objs,$$*)
 	$(call msg,TEST,$@)
 	$(Q)mkdir -p $(@D)
@@ -225,6 +232,7 @@ FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -I$(OUTPUT) -fsanitize=fuzzer
 # A fuzz target compiles its module's sources with clang and libFuzzer. daemon/ wires every
 # other module, so its fuzz targets compile only the pure parser they fuzz (listed here).
 FUZZ_SRCS_api_parse := daemon/agent/api_parse.c daemon/capture/question.c
+FUZZ_SRCS_web_parse := daemon/agent/web_parse.c
 FUZZ_SRCS_config := daemon/config.c base/text.c cgroups/rules.c cgroups/owner.c base/proc.c
 FUZZ_SRCS_kube := daemon/agent/kube_parse.c
 FUZZ_SRCS_request := daemon/agent/request.c daemon/capture/question.c

@@ -98,6 +98,10 @@ int proc_parse_stat(const char *buf, size_t len, struct proc_stat *out)
 				return -EINVAL;
 			if (field == 9)
 				st.flags = v;
+			else if (field == 14)
+				st.utime = v;
+			else if (field == 15)
+				st.stime = v;
 			else if (field == 22)
 				st.starttime = v;
 			continue;

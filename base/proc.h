@@ -17,6 +17,8 @@ struct proc_stat {
 	long long session;	      /* 6 */
 	long long tty_nr;	      /* 7 */
 	unsigned long long flags;     /* 9: PF_* (PF_KTHREAD 0x00200000) */
+	unsigned long long utime;     /* 14: user CPU time, clock ticks */
+	unsigned long long stime;     /* 15: system CPU time, clock ticks */
 	unsigned long long starttime; /* 22: clock ticks after boot */
 };
 

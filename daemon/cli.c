@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -14,12 +15,14 @@
 
 #include "daemon/capture/capture.h"
 #include "daemon/capture/check.h"
+#include "daemon/capture/compare.h"
 #include "daemon/config.h"
 #include "daemon/agent/agent.h"
 #include "cgroups/rules.h"
 #include "base/array.h"
 #include "base/log.h"
 #include "daemon/capture/question.h"
+#include "profile/diff.h"
 #include "profile/report.h"
 
 #define PROG "slideops-profiler"
@@ -32,9 +35,11 @@ static const char usage_text[] =
 	"  " PROG " check   [TARGET] [--json]\n"
 	"  " PROG " plan    [TARGET] --question Q [--duration S]\n"
 	"  " PROG " capture [TARGET] --question Q [--duration S] [--out DIR] [--json]\n"
+	"  " PROG " compare OLD NEW [--out DIR]   (profile directories or pprof files)\n"
 	"  " PROG " daemon  [--config FILE]   (DaemonSet mode; docs/daemon.md)\n"
 	"  " PROG " version\n"
-	"Options for all: --config FILE (default " CONFIG_DEFAULT_PATH " when present)\n"
+	"Options of check, plan and capture: --config FILE (default " CONFIG_DEFAULT_PATH
+	" when present)\n"
 	"TARGET: --server (default) | --service NAME | --pid PID (repeatable) | --unit NAME |\n"
 	"        --container ID\n"
 	"Q: cpu, wall, threads, locks, memory-growth, memory-held, memory-alloc\n"
@@ -377,6 +382,100 @@ static int cmd_capture(struct cli_args *a)
 	return EXIT_SUCCESS;
 }
 
+/* `compare OLD NEW [--out DIR]`: the two paths into @paths, the directory into @out. */
+static int parse_compare(int argc, char **argv, const char **paths, const char **out)
+{
+	static const struct option longopts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage_text, stdout);
+			exit(EXIT_SUCCESS);
+		}
+		if (c != 'o')
+			return fail(CLI_EXIT_USAGE, "compare takes only --out DIR, not '%s'",
+				    argv[optind - 1]);
+		*out = optarg;
+	}
+	if (argc - optind != 2)
+		return fail(CLI_EXIT_USAGE,
+			    "compare needs two profiles, OLD and NEW: profile directories (as "
+			    "capture --out writes them) or pprof files");
+	paths[0] = argv[optind];
+	paths[1] = argv[optind + 1];
+	return 0;
+}
+
+static void print_changes(const char *title, const struct compare_change *c, size_t n)
+{
+	size_t i;
+
+	if (!n)
+		return;
+	printf("\n%s (self share, old \u2192 new):\n", title);
+	for (i = 0; i < n; i++)
+		printf("  %5.1f%% \u2192 %5.1f%%  (%s%.1f points)  %s\n", 100 * c[i].base_share,
+		       100 * c[i].next_share, c[i].next_share > c[i].base_share ? "+" : "\u2212",
+		       100 * fabs(c[i].next_share - c[i].base_share), c[i].name);
+}
+
+static int print_compare(const struct prof_diff *d, const struct compare_side *base,
+			 const struct compare_side *next, const char *dir)
+{
+	struct compare_top top;
+	char answer[1600];
+	int ret;
+
+	ret = compare_top_changes(d, &top);
+	if (ret)
+		return fail(EXIT_FAILURE, "cannot compare the profiles: %s", strerror(-ret));
+	compare_answer(&top, base, next, answer, sizeof(answer));
+	printf("%s\n", answer);
+	print_changes("Grew most", top.grew, top.ngrew);
+	print_changes("Shrank most", top.shrank, top.nshrank);
+	printf("\nFiles written to %s:\n", dir);
+	printf("  diff.html       the differential flame graph (open it in a browser)\n");
+	printf("  diff.collapsed  \"stack old new\" lines (flamegraph.pl diff.collapsed > diff.svg)\n");
+	return EXIT_SUCCESS;
+}
+
+/* `compare OLD NEW [--out DIR]`: a differential flame graph of two profiles (compare.h). */
+static int cmd_compare(int argc, char **argv)
+{
+	struct compare_side base = { 0 }, next = { 0 };
+	char err[1024] = "", out_default[64];
+	const char *paths[2] = { NULL, NULL }, *dir = out_default;
+	struct prof_diff *d = NULL;
+	time_t now = time(NULL);
+	struct tm tm;
+	int ret;
+
+	gmtime_r(&now, &tm);
+	strftime(out_default, sizeof(out_default), "slideops-compare-%Y%m%d-%H%M%S", &tm);
+	ret = parse_compare(argc, argv, paths, &dir);
+	if (ret)
+		return ret;
+	ret = compare_load(paths[0], &base, err, sizeof(err));
+	if (!ret)
+		ret = compare_load(paths[1], &next, err, sizeof(err));
+	if (!ret)
+		ret = compare_profiles(&base, &next, &d, err, sizeof(err));
+	if (!ret)
+		ret = compare_write_dir(d, &base, &next, dir, err, sizeof(err));
+	ret = ret ? fail(EXIT_FAILURE, "%s", err) : print_compare(d, &base, &next, dir);
+	prof_diff__free(d);
+	compare_side_free(&base);
+	compare_side_free(&next);
+	return ret;
+}
+
 /* `daemon [--config FILE]`: the DaemonSet mode; its config is required (default path). */
 static int cmd_daemon(int argc, char **argv)
 {
@@ -452,6 +551,8 @@ int cli_main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "daemon"))
 		return cmd_daemon(argc - 1, argv + 1);
+	if (!strcmp(cmd, "compare"))
+		return cmd_compare(argc - 1, argv + 1);
 	gmtime_r(&now, &tm);
 	strftime(a.out_default, sizeof(a.out_default), "slideops-profile-%Y%m%d-%H%M%S", &tm);
 	ret = parse_args(argc - 1, argv + 1, &a);

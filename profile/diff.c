@@ -113,16 +113,16 @@ void prof_diff__free(struct prof_diff *d)
 
 size_t prof_diff__rows(const struct prof_diff *d, const struct prof_diff_row **rows)
 {
-	*rows = d->rows;
-	return d->n;
+	*rows = d ? d->rows : NULL;
+	return d ? d->n : 0;
 }
 
 void prof_diff__totals(const struct prof_diff *d, int64_t *base, int64_t *next)
 {
 	if (base)
-		*base = d->base_total;
+		*base = d ? d->base_total : 0;
 	if (next)
-		*next = d->next_total;
+		*next = d ? d->next_total : 0;
 }
 
 int prof_diff_write(const struct prof_diff *d, FILE *f, int normalize)
@@ -135,7 +135,8 @@ int prof_diff_write(const struct prof_diff *d, FILE *f, int normalize)
 		const struct prof_diff_row *r = &d->rows[i];
 		long long next = r->next;
 
-		if (normalize && d->next_total > 0)
+		/* an empty base has nothing to scale to: both columns stay as they are */
+		if (normalize && d->next_total > 0 && d->base_total > 0)
 			next = (long long)(r->next_share * (double)d->base_total + 0.5);
 		if (fprintf(f, "%s %lld %lld\n", r->stack, (long long)r->base, next) < 0)
 			return errno ? -errno : -EIO;

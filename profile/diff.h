@@ -35,15 +35,17 @@ int prof_diff__new(const struct profile *base, const struct profile *next, struc
 /* Accepts NULL. */
 void prof_diff__free(struct prof_diff *d);
 
-/* The stacks of either profile, in byte order of their text; borrowed. */
+/* The stacks of either profile, in byte order of their text; borrowed. A NULL @d has none. */
 size_t prof_diff__rows(const struct prof_diff *d, const struct prof_diff_row **rows);
-/* The totals (value 0) of the base and of the new profile. */
+/* The totals (value 0) of the base and of the new profile (0 for a NULL @d); either may be
+ * NULL. */
 void prof_diff__totals(const struct prof_diff *d, int64_t *base, int64_t *next);
 
 /*
- * Writes "stack base next" lines (difffolded.pl's input: flamegraph.pl then colours by the
+ * Writes "stack base next" lines (what difffolded.pl writes and flamegraph.pl colours by the
  * difference), the values scaled so both columns have the base's total when @normalize is set
- * (difffolded.pl -n does the same). Returns the number of lines or -errno.
+ * (difffolded.pl -n does the same; not when either total is 0). Returns the number of lines or
+ * -errno (-EINVAL for a NULL @d or @f).
  */
 int prof_diff_write(const struct prof_diff *d, FILE *f, int normalize);
 

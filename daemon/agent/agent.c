@@ -30,6 +30,7 @@
 #include "daemon/agent/sink.h"
 #include "daemon/agent/store.h"
 #include "daemon/agent/tokens.h"
+#include "daemon/capture/busiest.h"
 #include "daemon/capture/capture.h"
 #include "daemon/capture/check.h"
 #include "daemon/capture/preflight.h"
@@ -118,6 +119,34 @@ static int op_status(void *ctx, char **json)
 	free(cr.text);
 	*json = cr.json;
 	return 0;
+}
+
+static int op_status_target(void *ctx, const struct capture_target *t, char **json, char *err,
+			    size_t size)
+{
+	struct daemon *d = ctx;
+	struct check_opts co = { .target = *t, .name_fn = name_owner, .name_ctx = d };
+	struct check_result cr;
+	int ret;
+
+	co.target.ns_fn = owner_ns;
+	co.target.ns_ctx = d;
+	ret = check_run(&co, &cr, err, size);
+	if (ret)
+		return ret;
+	free(cr.text);
+	*json = cr.json;
+	return 0;
+}
+
+static int op_processes(void *ctx, char **json)
+{
+	struct daemon *d = ctx;
+	struct busiest_opts bo = {
+		.name_fn = name_owner, .name_ctx = d, .ns_fn = owner_ns, .ns_ctx = d
+	};
+
+	return busiest_json(&bo, json);
 }
 
 static void req_opts(struct daemon *d, const struct api_capture_req *req, struct capture_opts *o)
@@ -225,6 +254,8 @@ static int op_remove(void *ctx, char *err, size_t size)
 
 static const struct api_ops ops = {
 	.status = op_status,
+	.status_target = op_status_target,
+	.processes = op_processes,
 	.plan = op_plan,
 	.start_capture = op_start_capture,
 	.progress = op_progress,

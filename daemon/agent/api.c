@@ -23,6 +23,10 @@
 #include <microhttpd.h>
 
 #include "daemon/agent/audit.h"
+#include "daemon/agent/page.h"
+#include "daemon/agent/session.h"
+#include "daemon/agent/views.h"
+#include "daemon/agent/web_parse.h"
 #include "daemon/capture/capture.h"
 #include "base/clock.h"
 #include "base/fileio.h"
@@ -48,6 +52,7 @@ struct api {
 	const struct api_ops *ops;
 	void *ops_ctx;
 	struct api_metrics *metrics;
+	struct sessions *sessions; /* the page's sign-ins */
 	unsigned short port;
 	uint64_t errors[ARRAY_SIZE(error_codes) + 1]; /* by code; last: any other */
 	uint64_t audit_errors;
@@ -73,6 +78,8 @@ struct req {
 	bool answered; /* a response was queued in the first call */
 	bool denied;   /* a capture the role may not start: 403 once read */
 	enum token_role role;
+	bool via_session; /* signed in with the page's cookie, not a bearer token */
+	struct session_info session;
 };
 
 /* Which routes are audited, and as what. */
@@ -126,12 +133,14 @@ static void count_error(struct api *a, unsigned int code)
 
 static enum MHD_Result queue(struct MHD_Connection *c, unsigned int code, struct MHD_Response *resp)
 {
+	const char *const *h;
 	enum MHD_Result ret;
 
 	if (!resp)
 		return MHD_NO;
 	MHD_add_response_header(resp, "Cache-Control", "no-store");
-	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	for (h = page_headers; *h; h += 2) /* nosniff, the CSP, no framing elsewhere */
+		MHD_add_response_header(resp, h[0], h[1]);
 	ret = MHD_queue_response(c, code, resp);
 	MHD_destroy_response(resp);
 	return ret;
@@ -204,6 +213,22 @@ respond_error_hdr(struct api *a, struct MHD_Connection *c, unsigned int code, co
 
 #define respond_error(a, c, code, ...) respond_error_hdr(a, c, code, NULL, NULL, __VA_ARGS__)
 
+static unsigned int errno_code(int err)
+{
+	switch (err) {
+	case -EINVAL:
+		return 400;
+	case -ENOENT:
+		return 404;
+	case -EBUSY:
+		return 409;
+	case -EPERM:
+		return 503;
+	default:
+		return 500;
+	}
+}
+
 /* A short printable copy of a URL for a message. */
 static const char *show_url(const char *url, char buf[104])
 {
@@ -271,11 +296,31 @@ out:
 	return err;
 }
 
+/* GET /v1/status?target=T: the check of one target, not shared (a Service's is quick). */
+static enum MHD_Result h_status_target(struct api *a, struct MHD_Connection *c, const char *t)
+{
+	char err[ERR_SIZE] = "", *json = NULL;
+	struct capture_target target;
+	int ret;
+
+	if (api_parse_target(t, &target, err, sizeof(err)))
+		return respond_error(a, c, 400, "%s", err);
+	if (!a->ops->status_target)
+		return respond_error(a, c, 501, "status is not available");
+	ret = a->ops->status_target(a->ops_ctx, &target, &json, err, sizeof(err));
+	if (ret)
+		return respond_error(a, c, errno_code(ret), "%s", err[0] ? err : strerror(-ret));
+	return respond_text(c, 200, json, strlen(json), "application/json");
+}
+
 static enum MHD_Result h_status(struct api *a, struct MHD_Connection *c)
 {
+	const char *t = arg(c, "target");
 	char *json = NULL;
 	int err;
 
+	if (t && strcmp(t, "server"))
+		return h_status_target(a, c, t);
 	if (!a->ops->status)
 		return respond_error(a, c, 501, "status is not available");
 	err = status_get(a, &json);
@@ -284,22 +329,6 @@ static enum MHD_Result h_status(struct api *a, struct MHD_Connection *c)
 		return respond_error(a, c, 500, "check failed: %s", strerror(err ? -err : ENOMEM));
 	}
 	return respond_text(c, 200, json, strlen(json), "application/json");
-}
-
-static unsigned int errno_code(int err)
-{
-	switch (err) {
-	case -EINVAL:
-		return 400;
-	case -ENOENT:
-		return 404;
-	case -EBUSY:
-		return 409;
-	case -EPERM:
-		return 503;
-	default:
-		return 500;
-	}
 }
 
 static enum MHD_Result h_plan(struct api *a, struct MHD_Connection *c)
@@ -415,7 +444,8 @@ static enum MHD_Result h_profiles(struct api *a, struct MHD_Connection *c)
 	unsigned long offset, limit;
 	struct store_meta *v;
 	size_t n, i, total;
-	const char *svc = arg(c, "service");
+	const char *svc = arg(c, "service"), *q = arg(c, "question");
+	char qbuf[104];
 	json_t *arr;
 
 	if (svc && api_parse_service(svc, service, sizeof(service), err, sizeof(err)))
@@ -424,10 +454,12 @@ static enum MHD_Result h_profiles(struct api *a, struct MHD_Connection *c)
 	    api_parse_uint(arg(c, "limit"), "limit", API_LIST_MAX, API_LIST_DEFAULT, &limit, err,
 			   sizeof(err)))
 		return respond_error(a, c, 400, "%s", err);
+	if (q && question_parse(q) < 0)
+		return respond_error(a, c, 400, "unknown question '%s'", show_url(q, qbuf));
 	v = calloc(limit ? limit : 1, sizeof(*v));
 	if (!v)
 		return respond_error(a, c, 500, "out of memory");
-	n = store__list(a->store, svc ? service : NULL, offset, v, limit, &total);
+	n = store__list_q(a->store, svc ? service : NULL, q, offset, v, limit, &total);
 	arr = json_array();
 	for (i = 0; arr && i < n; i++)
 		json_array_append_new(arr, meta_to_json(&v[i]));
@@ -595,6 +627,137 @@ static enum MHD_Result h_metrics(struct api *a, struct MHD_Connection *c)
 	return respond_text(c, 200, text, len, "text/plain; version=0.0.4; charset=utf-8");
 }
 
+/* --- the page: its files, sign-in, the views ----------------------------------------------- */
+
+static enum MHD_Result h_page(struct api *a, struct MHD_Connection *c, const char *url)
+{
+	const struct page_asset *pa = page_find(url);
+	struct MHD_Response *resp;
+
+	if (!pa)
+		return respond_error(a, c, 404, "no such page");
+	resp = MHD_create_response_from_buffer(pa->len, (void *)pa->data, MHD_RESPMEM_PERSISTENT);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, pa->type);
+	return queue(c, 200, resp);
+}
+
+static json_t *session_json(const struct session_info *si, bool with_csrf)
+{
+	char when[40];
+
+	clock_rfc3339(when, sizeof(when), si->expires_ns, 0);
+	return json_pack("{s:s, s:s, s:s*, s:s*}", "name", si->name, "role",
+			 token_role_name(si->role), "csrf", with_csrf ? si->csrf : NULL, "expires",
+			 with_csrf ? when : NULL);
+}
+
+/* POST /v1/session {"token": "..."}: the token becomes a session cookie. */
+static enum MHD_Result h_session_start(struct api *a, struct MHD_Connection *c, struct req *r)
+{
+	char err[ERR_SIZE], token[TOKENS_MAX_LEN + 1], name[TOKENS_NAME_MAX + 1] = "";
+	char id[SESSION_HEX_LEN + 1], cookie[SESSION_HEX_LEN + 128];
+	struct session_info si;
+	enum token_role role;
+	size_t tlen;
+	int ret;
+
+	if (web_parse_session_body(r->body, r->len, token, sizeof(token), &tlen, err, sizeof(err)))
+		return respond_error(a, c, 400, "%s", err);
+	role = tokens__lookup(a->tokens, token, tlen, name, sizeof(name));
+	explicit_bzero(token, sizeof(token));
+	if (role == TOKEN_ROLE_NONE) {
+		pr_info("api: a sign-in with an unknown token was refused");
+		return respond_error(a, c, 401, "unknown token");
+	}
+	ret = sessions__create(a->sessions, name, role, id, &si);
+	if (ret)
+		return respond_error(a, c, 500, "cannot start a session: %s", strerror(-ret));
+	snprintf(cookie, sizeof(cookie), "%s=%s; Path=/; Max-Age=%d; HttpOnly; SameSite=Strict",
+		 SESSION_COOKIE, id, SESSION_TTL_S);
+	explicit_bzero(id, sizeof(id));
+	pr_info("api: %s (%s) signed in on the page", si.name, token_role_name(si.role));
+	ret = respond_json_hdr(c, 200, session_json(&si, true), MHD_HTTP_HEADER_SET_COOKIE, cookie);
+	explicit_bzero(cookie, sizeof(cookie));
+	return ret;
+}
+
+static enum MHD_Result h_session(struct api *a, struct MHD_Connection *c, struct req *r)
+{
+	struct session_info si = { .role = r->role };
+
+	(void)a;
+	if (r->via_session)
+		return respond_json(c, 200, session_json(&r->session, true));
+	snprintf(si.name, sizeof(si.name), "%s", r->who); /* a bearer token: no session */
+	return respond_json(c, 200, session_json(&si, false));
+}
+
+static enum MHD_Result h_session_end(struct api *a, struct MHD_Connection *c, struct req *r)
+{
+	const char *hdr = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_COOKIE);
+	const char *v;
+	size_t len;
+
+	if (!r->via_session || web_parse_cookie(hdr, SESSION_COOKIE, &v, &len))
+		return respond_error(a, c, 400,
+				     "there is no session to end: this request did "
+				     "not come with the page's cookie");
+	sessions__remove(a->sessions, v, len);
+	pr_info("api: %s signed out", r->who);
+	return respond_json_hdr(c, 200, json_pack("{s:b}", "signed_out", 1),
+				MHD_HTTP_HEADER_SET_COOKIE,
+				SESSION_COOKIE "=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict");
+}
+
+static enum MHD_Result h_processes(struct api *a, struct MHD_Connection *c)
+{
+	char *json = NULL;
+	int err;
+
+	if (!a->ops->processes)
+		return respond_error(a, c, 501, "processes are not available");
+	err = a->ops->processes(a->ops_ctx, &json);
+	if (err)
+		return respond_error(a, c, 500, "cannot list the processes: %s", strerror(-err));
+	return respond_text(c, 200, json, strlen(json), "application/json");
+}
+
+static enum MHD_Result h_flamegraph(struct api *a, struct MHD_Connection *c, struct req *r)
+{
+	char err[ERR_SIZE] = "", *html = NULL;
+	size_t len = 0;
+	int ret;
+
+	ret = view_flamegraph(a->store, r->m.id, &html, &len, err, sizeof(err));
+	if (ret)
+		return respond_error(a, c, errno_code(ret), "%s", err[0] ? err : strerror(-ret));
+	return respond_text(c, 200, html, len, "text/html; charset=utf-8");
+}
+
+static enum MHD_Result h_compare(struct api *a, struct MHD_Connection *c)
+{
+	const char *base = arg(c, "base"), *next = arg(c, "new"), *fmt = arg(c, "format");
+	char err[ERR_SIZE] = "", *out = NULL;
+	bool collapsed;
+	size_t len = 0;
+	int ret;
+
+	if (!base || !next || !store_id_valid(base) || !store_id_valid(next))
+		return respond_error(a, c, 400,
+				     "compare needs two profile ids: "
+				     "/v1/compare?base=ID&new=ID");
+	if (fmt && strcmp(fmt, "html") && strcmp(fmt, "collapsed"))
+		return respond_error(a, c, 400, "format must be html or collapsed");
+	collapsed = fmt && !strcmp(fmt, "collapsed");
+	ret = view_compare(a->store, base, next, collapsed, &out, &len, err, sizeof(err));
+	if (ret)
+		return respond_error(a, c, errno_code(ret), "%s", err[0] ? err : strerror(-ret));
+	return respond_text(c, 200, out, len,
+			    collapsed ? "text/plain; charset=utf-8" : "text/html; charset=utf-8");
+}
+
 static enum MHD_Result dispatch(struct api *a, struct MHD_Connection *c, struct req *r)
 {
 	switch (r->m.route) {
@@ -618,6 +781,18 @@ static enum MHD_Result dispatch(struct api *a, struct MHD_Connection *c, struct 
 		return h_remove(a, c, r);
 	case API_METRICS:
 		return h_metrics(a, c);
+	case API_SESSION:
+		return h_session(a, c, r);
+	case API_SESSION_START:
+		return h_session_start(a, c, r);
+	case API_SESSION_END:
+		return h_session_end(a, c, r);
+	case API_PROCESSES:
+		return h_processes(a, c);
+	case API_PROFILE_FLAMEGRAPH:
+		return h_flamegraph(a, c, r);
+	case API_COMPARE:
+		return h_compare(a, c);
 	case API_SYMBOLS_UPLOAD:
 	default:
 		break;
@@ -669,15 +844,85 @@ static enum MHD_Result capture_denied(struct api *a, struct MHD_Connection *c, s
 	return respond_denied(a, c, r);
 }
 
+/*
+ * A request that says it comes from a page of another origin (its Origin header) is refused
+ * whatever it asks: with SameSite=Strict the browser would not send our cookie from another
+ * site, but another port of this host is the same site. Returns true when it answered.
+ */
+static bool cross_site(struct api *a, struct MHD_Connection *c, enum MHD_Result *ret)
+{
+	const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+	const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+	char buf[104];
+
+	if (!origin || web_origin_is(origin, host))
+		return false;
+	*ret = respond_error(a, c, 403, "cross-site request refused: Origin %s is not this agent",
+			     show_url(origin, buf));
+	return true;
+}
+
+/*
+ * The role of the request's bearer token or, without an Authorization header, of the page's
+ * session cookie. Answers 401 and returns TOKEN_ROLE_NONE when neither is good.
+ */
+static enum token_role authenticate(struct api *a, struct MHD_Connection *c, struct req *r,
+				    enum MHD_Result *ret)
+{
+	const char *hdr = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						      MHD_HTTP_HEADER_AUTHORIZATION);
+	const char *cookie = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							 MHD_HTTP_HEADER_COOKIE);
+	enum token_role role = TOKEN_ROLE_NONE;
+	const char *token, *v;
+	size_t tlen, vlen;
+	bool has_cookie;
+
+	if (hdr) {
+		if (!api_parse_bearer(hdr, &token, &tlen))
+			role = tokens__lookup(a->tokens, token, tlen, r->who, sizeof(r->who));
+		if (role == TOKEN_ROLE_NONE)
+			*ret = respond_error_hdr(a, c, 401, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+						 "Bearer", "unknown token");
+		return role;
+	}
+	has_cookie = !web_parse_cookie(cookie, SESSION_COOKIE, &v, &vlen);
+	if (has_cookie && !sessions__lookup(a->sessions, v, vlen, &r->session)) {
+		r->via_session = true;
+		snprintf(r->who, sizeof(r->who), "%s", r->session.name);
+		return r->session.role;
+	}
+	*ret = respond_error_hdr(a, c, 401, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer", "%s",
+				 has_cookie ? "not signed in: the session has ended or expired; "
+					      "sign in again" :
+					      "not signed in: a token is required: "
+					      "Authorization: Bearer <token>");
+	return TOKEN_ROLE_NONE;
+}
+
+/* A mutating request signed in with the cookie must carry the session's CSRF secret. */
+static bool csrf_refused(struct api *a, struct MHD_Connection *c, struct req *r,
+			 enum MHD_Result *ret)
+{
+	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, SESSION_CSRF_HEADER);
+
+	if (h && strlen(h) == SESSION_HEX_LEN && session_equal(h, r->session.csrf, SESSION_HEX_LEN))
+		return false;
+	*ret = respond_error(a, c, 403,
+			     "cross-site request refused: the %s header is missing or "
+			     "wrong",
+			     SESSION_CSRF_HEADER);
+	return true;
+}
+
 /* The first call for a request: route, token, role, declared size. Returns true when it
  * answered. */
 static bool first_call(struct api *a, struct MHD_Connection *c, const char *url, const char *method,
 		       struct req *r, enum MHD_Result *ret)
 {
 	char allow[64], ubuf[104], mbuf[104];
-	const char *hdr, *token;
-	size_t tlen;
 	enum token_role role;
+	const char *hdr;
 	unsigned long long clen;
 	char *end;
 	int err;
@@ -694,20 +939,18 @@ static bool first_call(struct api *a, struct MHD_Connection *c, const char *url,
 				     show_url(url, ubuf));
 		return true;
 	}
+	if (r->m.route == API_PAGE) {
+		*ret = h_page(a, c, url);
+		return true;
+	}
+	if (cross_site(a, c, ret))
+		return true;
 	if (r->m.need != TOKEN_ROLE_NONE) {
-		hdr = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						  MHD_HTTP_HEADER_AUTHORIZATION);
-		role = TOKEN_ROLE_NONE;
-		if (!api_parse_bearer(hdr, &token, &tlen))
-			role = tokens__lookup(a->tokens, token, tlen, r->who, sizeof(r->who));
-		if (role == TOKEN_ROLE_NONE) {
-			*ret = respond_error_hdr(a, c, 401, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
-						 "Bearer", "%s",
-						 hdr ? "unknown token" :
-						       "a token is required: Authorization: Bearer "
-						       "<token>");
+		role = authenticate(a, c, r, ret);
+		if (role == TOKEN_ROLE_NONE)
 			return true;
-		}
+		if (r->via_session && strcmp(method, "GET") && csrf_refused(a, c, r, ret))
+			return true;
 		if (!token_role_allows(role, r->m.need) && deny(a, c, r, role, ret))
 			return true;
 	}
@@ -904,6 +1147,10 @@ int api__new(const struct api_opts *opts, struct api **out)
 	a->ops = opts->ops;
 	a->ops_ctx = opts->ops_ctx;
 	a->metrics = opts->metrics;
+	if (sessions__new(0, 0, &a->sessions)) {
+		free(a);
+		return -ENOMEM;
+	}
 	pthread_mutex_init(&a->status_lock, NULL);
 	pthread_cond_init(&a->status_cond, NULL);
 	a->status_ttl_ns = (uint64_t)(opts->status_ttl_ms ?: API_DEFAULT_STATUS_TTL_MS) * 1000000;
@@ -948,5 +1195,6 @@ void api__free(struct api *a)
 	pthread_cond_destroy(&a->status_cond);
 	pthread_mutex_destroy(&a->status_lock);
 	free(a->status_json);
+	sessions__free(a->sessions);
 	free(a);
 }

@@ -54,6 +54,12 @@ struct api_ops {
 	/* GET /v1/status: the check document (JSON text, malloc'd, the caller frees). Called
 	 * by one connection at a time (single-flight); its result is shared. */
 	int (*status)(void *ctx, char **json);
+	/* GET /v1/status?target=T: the check of that target (JSON text, malloc'd). -ENOENT (404:
+	 * no such target, with the reason in @err), -errno (500). */
+	int (*status_target)(void *ctx, const struct capture_target *t, char **json, char *err,
+			     size_t size);
+	/* GET /v1/processes: the busiest processes and the Services (daemon/capture/busiest.h). */
+	int (*processes)(void *ctx, char **json);
 	/* GET /v1/plan: fills up to @max steps, returns their number; -EINVAL (400), -ENOENT
 	 * (404: no such target), -errno (500). */
 	int (*plan)(void *ctx, const struct api_capture_req *req, struct capture_step *steps,

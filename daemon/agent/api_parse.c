@@ -96,6 +96,20 @@ static const struct {
 	{ "GET", "/v1/profiles/*/download", API_PROFILE_DOWNLOAD, TOKEN_ROLE_VIEWER, false },
 	{ "POST", "/v1/remove", API_REMOVE, TOKEN_ROLE_ADMIN, true },
 	{ "POST", "/v1/symbols", API_SYMBOLS_UPLOAD, TOKEN_ROLE_OPERATOR, false },
+	{ "GET", "/v1/profiles/*/flamegraph", API_PROFILE_FLAMEGRAPH, TOKEN_ROLE_VIEWER, false },
+	{ "GET", "/v1/compare", API_COMPARE, TOKEN_ROLE_VIEWER, false },
+	{ "GET", "/v1/processes", API_PROCESSES, TOKEN_ROLE_VIEWER, false },
+	/* signing in needs no token; who is signed in and signing out need the session */
+	{ "GET", "/v1/session", API_SESSION, TOKEN_ROLE_VIEWER, false },
+	{ "POST", "/v1/session", API_SESSION_START, TOKEN_ROLE_NONE, true },
+	{ "DELETE", "/v1/session", API_SESSION_END, TOKEN_ROLE_VIEWER, false },
+	/* the page's files: no token (nothing in them is secret), no data */
+	{ "GET", "/", API_PAGE, TOKEN_ROLE_NONE, false },
+	{ "GET", "/index.html", API_PAGE, TOKEN_ROLE_NONE, false },
+	{ "GET", "/ui/app.js", API_PAGE, TOKEN_ROLE_NONE, false },
+	{ "GET", "/ui/app.css", API_PAGE, TOKEN_ROLE_NONE, false },
+	{ "GET", "/ui/flamegraph.js", API_PAGE, TOKEN_ROLE_NONE, false },
+	{ "GET", "/ui/flamegraph.css", API_PAGE, TOKEN_ROLE_NONE, false },
 	/* counts only, no names: scraped by Prometheus without a token (docs/api.md) */
 	{ "GET", "/metrics", API_METRICS, TOKEN_ROLE_NONE, false },
 };

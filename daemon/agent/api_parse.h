@@ -28,17 +28,24 @@
 #define API_LIST_MAX 500
 
 enum api_route {
-	API_STATUS = 0,	      /* GET /v1/status */
-	API_PLAN,	      /* GET /v1/plan */
-	API_CAPTURE_START,    /* POST /v1/captures */
-	API_CAPTURE_CURRENT,  /* GET /v1/captures/current */
-	API_PROFILES,	      /* GET /v1/profiles */
-	API_PROFILE,	      /* GET /v1/profiles/ID */
-	API_PROFILE_DOWNLOAD, /* GET /v1/profiles/ID/download */
-	API_PROFILE_DELETE,   /* DELETE /v1/profiles/ID */
-	API_REMOVE,	      /* POST /v1/remove */
-	API_SYMBOLS_UPLOAD,   /* POST /v1/symbols (not yet: 501) */
-	API_METRICS,	      /* GET /metrics */
+	API_STATUS = 0,		/* GET /v1/status */
+	API_PLAN,		/* GET /v1/plan */
+	API_CAPTURE_START,	/* POST /v1/captures */
+	API_CAPTURE_CURRENT,	/* GET /v1/captures/current */
+	API_PROFILES,		/* GET /v1/profiles */
+	API_PROFILE,		/* GET /v1/profiles/ID */
+	API_PROFILE_DOWNLOAD,	/* GET /v1/profiles/ID/download */
+	API_PROFILE_DELETE,	/* DELETE /v1/profiles/ID */
+	API_REMOVE,		/* POST /v1/remove */
+	API_SYMBOLS_UPLOAD,	/* POST /v1/symbols (not yet: 501) */
+	API_METRICS,		/* GET /metrics */
+	API_PAGE,		/* GET / and /ui/...: the page (daemon/agent/page.h) */
+	API_SESSION,		/* GET /v1/session: who is signed in */
+	API_SESSION_START,	/* POST /v1/session: sign in with a token */
+	API_SESSION_END,	/* DELETE /v1/session: sign out */
+	API_PROCESSES,		/* GET /v1/processes: busiest processes and Services */
+	API_PROFILE_FLAMEGRAPH, /* GET /v1/profiles/ID/flamegraph */
+	API_COMPARE,		/* GET /v1/compare?base=ID&new=ID */
 	API_ROUTE_COUNT,
 };
 

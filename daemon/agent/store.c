@@ -791,13 +791,20 @@ out_free:
 size_t store__list(struct store *s, const char *service, size_t offset, struct store_meta *out,
 		   size_t max, size_t *total)
 {
+	return store__list_q(s, service, NULL, offset, out, max, total);
+}
+
+size_t store__list_q(struct store *s, const char *service, const char *question, size_t offset,
+		     struct store_meta *out, size_t max, size_t *total)
+{
 	size_t i, matches = 0, n = 0;
 
 	pthread_mutex_lock(&s->lock);
 	for (i = s->n; i-- > 0;) {
 		const struct store_meta *m = s->v[i];
 
-		if (m->continuous || !store_meta_of_service(m, service))
+		if (m->continuous || !store_meta_of_service(m, service) ||
+		    (question && strcmp(m->question, question)))
 			continue;
 		if (matches++ < offset)
 			continue;

@@ -120,6 +120,9 @@ int store__add(struct store *s, const struct store_meta *meta, const char *files
  */
 size_t store__list(struct store *s, const char *service, size_t offset, struct store_meta *out,
 		   size_t max, size_t *total);
+/* store__list() of the profiles of one question ("cpu") only; @question NULL: all. */
+size_t store__list_q(struct store *s, const char *service, const char *question, size_t offset,
+		     struct store_meta *out, size_t max, size_t *total);
 
 /* Copies the entry @id (continuous ones included) into @out. Returns 0 or -ENOENT. */
 int store__get(struct store *s, const char *id, struct store_meta *out);

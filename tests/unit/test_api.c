@@ -299,9 +299,10 @@ static size_t on_read(char *p, size_t sz, size_t n, void *arg)
 	return k;
 }
 
-/* Sends a request; @body may be NULL; @chunked > 0 streams that many bytes chunked. */
-static void http(struct fx *f, const char *method, const char *path, const char *token,
-		 const char *body, size_t chunked, struct resp *r)
+/* Sends a request; @body may be NULL; @chunked > 0 streams that many bytes chunked; @extra: more
+ * header lines, NULL-ended (may be NULL). */
+static void http_hdr(struct fx *f, const char *method, const char *path, const char *token,
+		     const char *body, size_t chunked, const char *const *extra, struct resp *r)
 {
 	struct curl_slist *h = NULL;
 	struct chunked ck = { chunked };
@@ -333,6 +334,8 @@ static void http(struct fx *f, const char *method, const char *path, const char 
 		curl_easy_setopt(c, CURLOPT_READDATA, &ck);
 		h = curl_slist_append(h, "Transfer-Encoding: chunked");
 	}
+	for (; extra && *extra; extra++)
+		h = curl_slist_append(h, *extra);
 	/* no "Expect: 100-continue" round trip */
 	h = curl_slist_append(h, "Expect:");
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
@@ -340,6 +343,12 @@ static void http(struct fx *f, const char *method, const char *path, const char 
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->code);
 	curl_slist_free_all(h);
 	curl_easy_cleanup(c);
+}
+
+static void http(struct fx *f, const char *method, const char *path, const char *token,
+		 const char *body, size_t chunked, struct resp *r)
+{
+	http_hdr(f, method, path, token, body, chunked, NULL, r);
 }
 
 static void resp_free(struct resp *r)
@@ -923,6 +932,169 @@ static void test_listen(void **state)
 	api__free(NULL);
 }
 
+/* Signs in with @token: the cookie header line into @cookie, the CSRF header line into @csrf. */
+static void sign_in(struct fx *f, const char *token, char cookie[128], char csrf[128])
+{
+	char body[128];
+	const char *set, *v;
+	struct resp r;
+	json_t *doc;
+
+	snprintf(body, sizeof(body), "{\"token\": \"%s\"}", token);
+	http(f, "POST", "/v1/session", NULL, body, 0, &r);
+	assert_int_equal(r.code, 200);
+	set = strstr(r.headers, "Set-Cookie: slideops_session=");
+	assert_non_null(set);
+	assert_non_null(strstr(set, "HttpOnly"));
+	assert_non_null(strstr(set, "SameSite=Strict"));
+	assert_non_null(strstr(set, "Path=/"));
+	snprintf(cookie, 128, "Cookie: a=1; slideops_session=%.64s", set + 29);
+	doc = json_loads(r.body, 0, NULL);
+	assert_non_null(doc);
+	v = json_string_value(json_object_get(doc, "csrf"));
+	assert_non_null(v);
+	assert_int_equal(strlen(v), 64);
+	assert_null(strstr(r.body, token));
+	snprintf(csrf, 128, "X-SlideOps-CSRF: %s", v);
+	json_decref(doc);
+	resp_free(&r);
+}
+
+static void test_session(void **state)
+{
+	struct fx *f = *state;
+	char cookie[128], csrf[128], origin[64], bad_csrf[128];
+	const char *body = "{\"target\": \"server\", \"question\": \"cpu\"}";
+	struct resp r;
+
+	snprintf(origin, sizeof(origin), "Origin: http://127.0.0.1:%u", f->port);
+	sign_in(f, OPERATOR, cookie, csrf);
+	snprintf(bad_csrf, sizeof(bad_csrf), "%.*sg", (int)strlen(csrf) - 1, csrf);
+	{
+		const char *const with_cookie[] = { cookie, NULL };
+		const char *const with_csrf[] = { cookie, csrf, origin, NULL };
+		const char *const wrong_csrf[] = { cookie, bad_csrf, NULL };
+		const char *const evil[] = { cookie, csrf, "Origin: http://127.0.0.1:1", NULL };
+
+		http_hdr(f, "GET", "/v1/status", NULL, NULL, 0, with_cookie, &r);
+		assert_int_equal(r.code, 200);
+		resp_free(&r);
+		http_hdr(f, "GET", "/v1/session", NULL, NULL, 0, with_cookie, &r);
+		assert_int_equal(r.code, 200);
+		assert_non_null(strstr(r.body, "\"bob\""));
+		assert_non_null(strstr(r.body, csrf + 17));
+		resp_free(&r);
+		/* a mutating request with the cookie needs the CSRF secret, and our origin */
+		http_hdr(f, "POST", "/v1/captures", NULL, body, 0, with_cookie, &r);
+		expect_error(&r, 403, "cross-site request refused");
+		resp_free(&r);
+		http_hdr(f, "POST", "/v1/captures", NULL, body, 0, wrong_csrf, &r);
+		expect_error(&r, 403, "X-SlideOps-CSRF");
+		resp_free(&r);
+		http_hdr(f, "POST", "/v1/captures", NULL, body, 0, evil, &r);
+		expect_error(&r, 403, "Origin http://127.0.0.1:1 is not this agent");
+		resp_free(&r);
+		assert_int_equal(f->fake.starts, 0);
+		http_hdr(f, "POST", "/v1/captures", NULL, body, 0, with_csrf, &r);
+		assert_int_equal(r.code, 202);
+		resp_free(&r);
+		assert_int_equal(f->fake.starts, 1);
+		assert_string_equal(f->fake.last_who, "bob");
+		/* signing out ends the session */
+		http_hdr(f, "DELETE", "/v1/session", NULL, NULL, 0, with_csrf, &r);
+		assert_int_equal(r.code, 200);
+		assert_non_null(strstr(r.headers, "slideops_session=; Path=/; Max-Age=0"));
+		resp_free(&r);
+		http_hdr(f, "GET", "/v1/status", NULL, NULL, 0, with_cookie, &r);
+		expect_error(&r, 401, "the session has ended or expired");
+		resp_free(&r);
+	}
+}
+
+static void test_session_refusals(void **state)
+{
+	struct fx *f = *state;
+	const char *body = "{\"target\": \"server\", \"question\": \"cpu\"}";
+	char cookie[128], csrf[128];
+	struct resp r;
+
+	http_error(f, "POST", "/v1/session", NULL, "{\"token\": \"" NOPE "\"}", 401,
+		   "unknown token");
+	http_error(f, "POST", "/v1/session", NULL, "{\"token\": \"" NOPE "\", \"x\": 1}", 400,
+		   "nothing else");
+	http_error(f, "POST", "/v1/session", NULL, "", 400, "a JSON body is required");
+	/* a sign-in posted from another origin (login CSRF) */
+	{
+		const char *const evil[] = { "Origin: http://evil.example", NULL };
+
+		http_hdr(f, "POST", "/v1/session", NULL, "{\"token\": \"" VIEWER "\"}", 0, evil,
+			 &r);
+		expect_error(&r, 403, "cross-site request refused");
+		resp_free(&r);
+	}
+	/* a Viewer's session: the CSRF secret does not lift the role */
+	sign_in(f, VIEWER, cookie, csrf);
+	{
+		const char *const hdrs[] = { cookie, csrf, NULL };
+
+		http_hdr(f, "POST", "/v1/captures", NULL, body, 0, hdrs, &r);
+		expect_error(&r, 403, "the viewer role of 'alice' may not do this");
+		resp_free(&r);
+	}
+	/* a bearer request: who it is, no session */
+	http(f, "GET", "/v1/session", VIEWER, NULL, 0, &r);
+	assert_int_equal(r.code, 200);
+	assert_null(strstr(r.body, "csrf"));
+	resp_free(&r);
+	http_error(f, "DELETE", "/v1/session", VIEWER, NULL, 400, "no session to end");
+	http_error(f, "GET", "/v1/session", NULL, NULL, 401, "not signed in");
+	{
+		const char *const forged[] = {
+			"Cookie: slideops_session="
+			"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+			NULL
+		};
+
+		http_hdr(f, "GET", "/v1/status", NULL, NULL, 0, forged, &r);
+		expect_error(&r, 401, "not signed in");
+		resp_free(&r);
+	}
+}
+
+static void test_page(void **state)
+{
+	static const struct {
+		const char *path, *type;
+		long code;
+	} cases[] = {
+		{ "/", "text/html", 200 },
+		{ "/index.html", "text/html", 200 },
+		{ "/ui/app.js", "text/javascript", 200 },
+		{ "/ui/app.css", "text/css", 200 },
+		{ "/ui/flamegraph.js", "text/javascript", 200 },
+		{ "/ui/flamegraph.css", "text/css", 200 },
+		/* errors */
+		{ "/ui/nope.js", "application/json", 404 },
+		{ "/ui/", "application/json", 404 },
+	};
+	struct fx *f = *state;
+	struct resp r;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		http(f, "GET", cases[i].path, NULL, NULL, 0, &r);
+		assert_int_equal(r.code, cases[i].code);
+		assert_non_null(strstr(r.headers, cases[i].type));
+		assert_non_null(strstr(r.headers, "Content-Security-Policy: default-src 'none'; "
+						  "script-src 'self'"));
+		assert_non_null(strstr(r.headers, "X-Frame-Options: SAMEORIGIN"));
+		assert_non_null(strstr(r.headers, "X-Content-Type-Options: nosniff"));
+		if (r.code == 200)
+			assert_true(r.len > 0);
+		resp_free(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -939,6 +1111,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_status_single_flight, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_capture_audit_raw, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listen, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_page, setup, teardown),
 	};
 	int ret;
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* profile/diff.c: two profiles compared stack by stack, by share. */
 #include <errno.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "base/array.h"
 
 #include "profile/diff.h"
 #include "profile/profile.h"
@@ -57,116 +60,177 @@ struct want {
 	double base_share, next_share;
 };
 
-static void check(const struct st *b, size_t nb, const struct st *n, size_t nn,
-		  const struct want *w, size_t nw)
+#define MAXW 4
+
+/* A pair of profiles and the rows of their diff. */
+struct diff_case {
+	struct st b[4], n[4];
+	size_t nb, nn;
+	struct want w[MAXW];
+	size_t nw;
+	int64_t base_total, next_total;
+};
+
+static bool near(double a, double b)
 {
-	struct profile *pb = build(b, nb, NULL), *pn = build(n, nn, NULL);
+	return a > b - 1e-9 && a < b + 1e-9;
+}
+
+static void check(const struct diff_case *c)
+{
+	struct profile *pb = build(c->b, c->nb, NULL), *pn = build(c->n, c->nn, NULL);
 	const struct prof_diff_row *rows;
+	int64_t bt = -1, nt = -1;
 	struct prof_diff *d;
 	size_t i;
 
 	assert_int_equal(prof_diff__new(pb, pn, &d), 0);
-	assert_int_equal(prof_diff__rows(d, &rows), nw);
-	for (i = 0; i < nw; i++) {
+	assert_int_equal(prof_diff__rows(d, &rows), c->nw);
+	prof_diff__totals(d, &bt, &nt);
+	assert_int_equal(bt, c->base_total);
+	assert_int_equal(nt, c->next_total);
+	for (i = 0; i < c->nw; i++) {
 		print_message("row %zu: %s\n", i, rows[i].stack);
-		assert_string_equal(rows[i].stack, w[i].stack);
-		assert_int_equal(rows[i].base, w[i].base);
-		assert_int_equal(rows[i].next, w[i].next);
-		assert_true(rows[i].base_share > w[i].base_share - 1e-9 &&
-			    rows[i].base_share < w[i].base_share + 1e-9);
-		assert_true(rows[i].next_share > w[i].next_share - 1e-9 &&
-			    rows[i].next_share < w[i].next_share + 1e-9);
+		assert_string_equal(rows[i].stack, c->w[i].stack);
+		assert_int_equal(rows[i].base, c->w[i].base);
+		assert_int_equal(rows[i].next, c->w[i].next);
+		assert_true(near(rows[i].base_share, c->w[i].base_share));
+		assert_true(near(rows[i].next_share, c->w[i].next_share));
 	}
 	prof_diff__free(d);
 	profile__free(pb);
 	profile__free(pn);
 }
 
-/* Equal profiles: every stack the same share in both, no change. */
-static void test_equal(void **state)
+static void test_rows(void **state)
 {
-	static const struct st p[] = { { "hot;main", 30 }, { "cold;main", 10 } };
-	static const struct want w[] = { { "main;cold", 10, 10, 0.25, 0.25 },
-					 { "main;hot", 30, 30, 0.75, 0.75 } };
+	static const struct diff_case cases[] = {
+		/* 0: equal profiles: every stack the same share in both, no change */
+		{ { { "hot;main", 30 }, { "cold;main", 10 } }, { { "hot;main", 30 }, { "cold;main", 10 } },
+		  2, 2, { { "main;cold", 10, 10, 0.25, 0.25 }, { "main;hot", 30, 30, 0.75, 0.75 } }, 2,
+		  40, 40 },
+		/* 1: a frame only in the new profile, one only in the base; the same stack twice
+		 * folds; hot's share grew although the new capture is longer */
+		{ { { "hot;main", 10 }, { "cold;main", 30 }, { "gone;main", 40 } },
+		  { { "hot;main", 40 }, { "cold;main", 20 }, { "new;main", 10 }, { "new;main", 10 } },
+		  3, 4,
+		  { { "main;cold", 30, 20, 0.375, 0.25 }, { "main;gone", 40, 0, 0.5, 0 },
+		    { "main;hot", 10, 40, 0.125, 0.5 }, { "main;new", 0, 20, 0, 0.25 } }, 4, 80, 80 },
+		/* 2: normalised by the totals: a 30 s profile of the same shape as a 10 s one */
+		{ { { "hot;main", 10 }, { "cold;main", 30 } }, { { "hot;main", 30 }, { "cold;main", 90 } },
+		  2, 2, { { "main;cold", 30, 90, 0.75, 0.75 }, { "main;hot", 10, 30, 0.25, 0.25 } }, 2,
+		  40, 120 },
+		/* 3: an empty new profile: every share 0 there */
+		{ { { "gone;main", 5 } }, { { NULL, 0 } }, 1, 0, { { "main;gone", 5, 0, 1, 0 } }, 1, 5, 0 },
+		/* 4: an empty base */
+		{ { { NULL, 0 } }, { { "new", 5 } }, 0, 1, { { "new", 0, 5, 0, 1 } }, 1, 0, 5 },
+		/* 5: both empty: no rows */
+		{ { { NULL, 0 } }, { { NULL, 0 } }, 0, 0, { { NULL } }, 0, 0, 0 },
+		/* 6: stacks of 0 are no rows */
+		{ { { "a", 0 }, { "b", 2 } }, { { "a", 0 }, { "b", 2 } }, 2, 2, { { "b", 2, 2, 1, 1 } }, 1,
+		  2, 2 },
+	};
+	size_t i;
 
 	(void)state;
-	check(p, 2, p, 2, w, 2);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		check(&cases[i]);
+	}
 }
 
-/* A frame only in one profile; the same stack twice in one folds; normalised by the totals (the
- * new capture is twice as long, hot's share is what grew). */
-static void test_changes(void **state)
-{
-	static const struct st b[] = { { "hot;main", 10 }, { "cold;main", 30 } };
-	static const struct st n[] = {
-		{ "hot;main", 40 }, { "cold;main", 20 }, { "new;main", 10 }, { "new;main", 10 }
-	};
-	static const struct want w[] = {
-		{ "main;cold", 30, 20, 0.75, 0.25 },
-		{ "main;hot", 10, 40, 0.25, 0.5 },
-		{ "main;new", 0, 20, 0, 0.25 },
-	};
-	static const struct st only_base[] = { { "gone;main", 5 } };
-	static const struct want w2[] = { { "main;gone", 5, 0, 1, 0 } };
-
-	(void)state;
-	check(b, 2, n, 4, w, 3);
-	/* an empty new profile: every share 0 there */
-	check(only_base, 1, NULL, 0, w2, 1);
-}
-
-/* Error rows: different questions (sample types), NULLs. */
+/* Error rows: different questions (sample types), NULLs; a NULL diff has no rows. */
 static void test_errors(void **state)
 {
 	static const struct st s[] = { { "a", 1 } };
 	struct profile *cpu = build(s, 1, "samples"), *heap = build(s, 1, "inuse_space");
-	struct prof_diff *d = NULL;
+	struct prof_diff *d = NULL, *ok = NULL;
+	const struct prof_diff_row *rows = (const void *)1;
+	int64_t bt = -1, nt = -1;
+	const struct {
+		const struct profile *base, *next;
+		struct prof_diff **out;
+		int ret;
+	} cases[] = {
+		{ cpu, heap, &d, -EINVAL },
+		{ heap, cpu, &d, -EINVAL },
+		{ NULL, heap, &d, -EINVAL },
+		{ cpu, NULL, &d, -EINVAL },
+		{ cpu, cpu, NULL, -EINVAL },
+		{ heap, heap, &ok, 0 },
+	};
+	size_t i;
 
 	(void)state;
-	assert_int_equal(prof_diff__new(cpu, heap, &d), -EINVAL);
-	assert_null(d);
-	assert_int_equal(prof_diff__new(NULL, heap, &d), -EINVAL);
-	assert_int_equal(prof_diff__new(cpu, NULL, &d), -EINVAL);
-	assert_int_equal(prof_diff__new(cpu, cpu, NULL), -EINVAL);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		assert_int_equal(prof_diff__new(cases[i].base, cases[i].next, cases[i].out),
+				 cases[i].ret);
+		assert_null(d);
+	}
+	assert_non_null(ok);
 	assert_int_equal(prof_diff_write(NULL, stdout, 0), -EINVAL);
+	assert_int_equal(prof_diff_write(ok, NULL, 0), -EINVAL);
+	assert_int_equal(prof_diff__rows(NULL, &rows), 0);
+	assert_null(rows);
+	prof_diff__totals(NULL, &bt, &nt);
+	assert_int_equal(bt, 0);
+	assert_int_equal(nt, 0);
+	prof_diff__totals(ok, NULL, NULL);
 	prof_diff__free(NULL);
+	prof_diff__free(ok);
 	profile__free(cpu);
 	profile__free(heap);
 }
 
-/* difffolded.pl's input, raw and normalised to the base's total. */
+/* The "stack base new" lines (flamegraph.pl's differential input), raw and normalised to the
+ * base's total. */
 static void test_write(void **state)
 {
-	static const struct st b[] = { { "hot;main", 10 }, { "cold;main", 30 } };
-	static const struct st n[] = { { "hot;main", 40 }, { "cold;main", 40 } };
-	struct profile *pb = build(b, 2, NULL), *pn = build(n, 2, NULL);
-	char *text = NULL;
-	size_t len = 0;
+	static const struct {
+		struct st b[2], n[2];
+		size_t nb, nn;
+		int normalize, ret;
+		const char *text;
+	} cases[] = {
+		{ { { "hot;main", 10 }, { "cold;main", 30 } }, { { "hot;main", 40 }, { "cold;main", 40 } },
+		  2, 2, 0, 2, "main;cold 30 40\nmain;hot 10 40\n" },
+		{ { { "hot;main", 10 }, { "cold;main", 30 } }, { { "hot;main", 40 }, { "cold;main", 40 } },
+		  2, 2, 1, 2, "main;cold 30 20\nmain;hot 10 20\n" },
+		/* a 30 s profile of the same shape as a 10 s one: equal columns once normalised */
+		{ { { "hot;main", 10 }, { "cold;main", 30 } }, { { "hot;main", 30 }, { "cold;main", 90 } },
+		  2, 2, 1, 2, "main;cold 30 30\nmain;hot 10 10\n" },
+		/* an empty base: nothing to scale to */
+		{ { { NULL, 0 } }, { { "new", 7 } }, 0, 1, 1, 1, "new 0 7\n" },
+		{ { { NULL, 0 } }, { { NULL, 0 } }, 0, 0, 1, 0, "" },
+	};
+	struct profile *pb, *pn;
 	struct prof_diff *d;
+	char *text = NULL;
+	size_t i, len = 0;
 	FILE *f;
 
 	(void)state;
-	assert_int_equal(prof_diff__new(pb, pn, &d), 0);
-	f = open_memstream(&text, &len);
-	assert_int_equal(prof_diff_write(d, f, 0), 2);
-	fclose(f);
-	assert_string_equal(text, "main;cold 30 40\nmain;hot 10 40\n");
-	free(text);
-	f = open_memstream(&text, &len);
-	assert_int_equal(prof_diff_write(d, f, 1), 2);
-	fclose(f);
-	assert_string_equal(text, "main;cold 30 20\nmain;hot 10 20\n");
-	free(text);
-	prof_diff__free(d);
-	profile__free(pb);
-	profile__free(pn);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		pb = build(cases[i].b, cases[i].nb, NULL);
+		pn = build(cases[i].n, cases[i].nn, NULL);
+		assert_int_equal(prof_diff__new(pb, pn, &d), 0);
+		f = open_memstream(&text, &len);
+		assert_int_equal(prof_diff_write(d, f, cases[i].normalize), cases[i].ret);
+		fclose(f);
+		assert_string_equal(text, cases[i].text);
+		free(text);
+		prof_diff__free(d);
+		profile__free(pb);
+		profile__free(pn);
+	}
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_equal),
-		cmocka_unit_test(test_changes),
+		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_write),
 	};

@@ -14,11 +14,24 @@
 
 #include "base/array.h"
 #include "base/text.h"
+#include "profile/diff.h"
 #include "profile/flamegraph.h"
 #include "profile/profile.h"
 #include "tests/unit/profile_fixture.h"
 
 #define HOSTILE "</script><img src=x onerror=alert(1)>"
+#define ICON "<link rel=\"icon\" href=\"data:,\">"
+
+/* Every <link> of the page is the empty icon: nothing is fetched. */
+static bool only_icon_links(const char *html)
+{
+	const char *l;
+
+	for (l = strstr(html, "<link"); l; l = strstr(l + 1, "<link"))
+		if (strncmp(l, ICON, strlen(ICON)))
+			return false;
+	return strstr(html, ICON) != NULL;
+}
 
 static struct profile *server_profile(bool owner_root)
 {
@@ -142,8 +155,9 @@ static void test_page(void **state)
 		/* Self-contained: nothing fetched from anywhere. */
 		assert_null(strstr(html, "http://"));
 		assert_null(strstr(html, "https://"));
-		assert_null(strstr(html, "<link"));
+		assert_null(strstr(html, "<link rel=\"stylesheet\""));
 		assert_null(strstr(html, "<script src"));
+		assert_true(only_icon_links(html));
 		assert_null(strstr(html, "@import"));
 		/* Hostile text is escaped in JS and HTML. */
 		assert_null(strstr(html, HOSTILE));
@@ -314,6 +328,250 @@ static void test_large(void **state)
 	profile__free(p);
 }
 
+/* The text between @open and the next @close in @html, copied (the caller frees it); NULL. */
+static char *between(const char *html, const char *open, const char *close)
+{
+	const char *a = strstr(html, open), *b;
+
+	if (!a)
+		return NULL;
+	a += strlen(open);
+	b = strstr(a, close);
+	return b ? strndup(a, (size_t)(b - a)) : NULL;
+}
+
+static size_t count(const char *html, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(html, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* An attribute " on...=" (an inline event handler) in the markup, outside the data block. */
+static bool has_handler(const char *html)
+{
+	char *copy = strdup(html), *data = strstr(copy, "id=\"fg-data\">"), *p;
+	bool hit = false;
+
+	if (data)
+		*data = '\0';
+	for (p = strstr(copy, " on"); p && !hit; p = strstr(p + 1, " on")) {
+		size_t k = 3;
+
+		while (p[k] >= 'a' && p[k] <= 'z')
+			k++;
+		hit = k > 3 && p[k] == '=';
+	}
+	free(copy);
+	return hit;
+}
+
+/* Asset mode links /ui/... and has nothing a strict CSP blocks; inline mode embeds exactly
+ * flamegraph_script() and flamegraph_style(). */
+static void test_assets(void **state)
+{
+	static const struct {
+		const char *assets, *css, *js;	/* NULL assets: self-contained */
+	} cases[] = {
+		{ NULL, NULL, NULL },
+		{ "/ui", "<link rel=\"stylesheet\" href=\"/ui/flamegraph.css\">",
+		  "<script src=\"/ui/flamegraph.js\"></script>" },
+		{ "/ui/", "<link rel=\"stylesheet\" href=\"/ui/flamegraph.css\">",
+		  "<script src=\"/ui/flamegraph.js\"></script>" },
+		{ "/a\"b", "href=\"/a&quot;b/flamegraph.css\"", "src=\"/a&quot;b/flamegraph.js\"" },
+	};
+	struct flamegraph_opts o = { .title = "t", .answer = "a" };
+	struct profile *p = server_profile(true);
+	const char *script, *style;
+	size_t i, slen, clen;
+	char *html, *inl;
+	int ret;
+
+	(void)state;
+	script = flamegraph_script(&slen);
+	style = flamegraph_style(&clen);
+	assert_int_equal(strlen(script), slen);
+	assert_int_equal(strlen(style), clen);
+	assert_non_null(strstr(script, "fg-data"));
+	assert_null(strstr(style, "<"));
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		o.assets = cases[i].assets;
+		html = render(p, &o, &ret);
+		assert_int_equal(ret, 0);
+		assert_non_null(strstr(html, ICON));
+		assert_true(only_icon_links(html) == !cases[i].assets);
+		assert_null(strstr(html, " style="));
+		assert_false(has_handler(html));
+		assert_int_equal(count(html, "<script"), 2);
+		assert_non_null(strstr(html, "<script type=\"application/json\" id=\"fg-data\">"));
+		if (cases[i].assets) {
+			assert_null(strstr(html, "Content-Security-Policy"));
+			assert_null(strstr(html, "<style"));
+			assert_null(strstr(html, "<script>"));
+			assert_non_null(strstr(html, cases[i].css));
+			/* the script runs after the data block it reads */
+			assert_true(strstr(html, cases[i].js) > strstr(html, "id=\"fg-data\""));
+		} else {
+			assert_non_null(strstr(html, "<meta http-equiv=\"Content-Security-Policy\""));
+			inl = between(html, "<script>\n", "</script>");
+			assert_non_null(inl);
+			assert_string_equal(inl, script);
+			free(inl);
+			inl = between(html, "<style>\n", "</style>");
+			assert_non_null(inl);
+			assert_string_equal(inl, style);
+			free(inl);
+		}
+		json_decref(page_json(html));
+		free(html);
+	}
+	profile__free(p);
+}
+
+/* One stack (leaf first, up to 3 frames of fixed names) per sample, for a diff. */
+static struct profile *diff_profile(const struct fx_sample *s, size_t n)
+{
+	static const struct prof_frame_info frames[] = {
+		{ .function = "main" }, { .function = "hot" },	{ .function = "cold" },
+		{ .function = "new" },	{ .function = "tiny" },
+	};
+	static const struct prof_labels labels[] = { { NULL, "app", NULL, 1, 1, PROF_LANG_NATIVE } };
+
+	return fx_profile(NULL, frames, ARRAY_SIZE(frames), labels, s, n);
+}
+
+static json_t *diff_node(json_t *names, json_t *node, const char *const *path)
+{
+	for (; node && *path; path++)
+		node = child(names, node, *path);
+	return node;
+}
+
+/* Children's widths together never exceed their parent's; a leaf has [] children. */
+static void check_widths(json_t *node)
+{
+	json_t *kids = json_array_get(node, 3), *k;
+	json_int_t sum = 0;
+	size_t i;
+
+	assert_true(json_is_array(kids));
+	assert_int_equal(json_array_size(node), 6);
+	json_array_foreach(kids, i, k) {
+		check_widths(k);
+		sum += node_value(k);
+	}
+	assert_true(sum <= node_value(node));
+}
+
+/* The differential page: each node's base and new values, and its width (its larger share in
+ * billionths, at least its children's); a frame that vanished keeps its base width. */
+static void test_diff_page(void **state)
+{
+	static const struct fx_sample base[] = {
+		{ { 1, 0 }, 2, 0, { 30, 0 } }, { { 2, 0 }, 2, 0, { 10, 0 } },
+	};
+	static const struct fx_sample next[] = {
+		{ { 1, 0 }, 2, 0, { 10, 0 } }, { { 3, 0 }, 2, 0, { 30, 0 } },
+		{ { 4, 0 }, 2, 0, { 0, 0 } },	/* a line of 0: not a row */
+	};
+	static const struct {
+		const char *path[3];
+		json_int_t base, next, width;
+	} cases[] = {
+		{ { NULL }, 40, 40, 1750000000 },
+		{ { "main" }, 40, 40, 1750000000 },
+		{ { "main", "hot" }, 30, 10, 750000000 },
+		{ { "main", "cold" }, 10, 0, 250000000 },	/* vanished: still drawn */
+		{ { "main", "new" }, 0, 30, 750000000 },	/* appeared */
+		{ { "main", "tiny" }, -1, -1, -1 },		/* absent */
+	};
+	struct flamegraph_opts o = { .title = "diff", .unit = "samples" };
+	struct profile *pb = diff_profile(base, ARRAY_SIZE(base));
+	struct profile *pn = diff_profile(next, ARRAY_SIZE(next));
+	json_t *j, *names, *node;
+	struct prof_diff *d;
+	struct fx_mem m;
+	size_t i;
+	char *html;
+	int ret;
+
+	(void)state;
+	assert_int_equal(prof_diff__new(pb, pn, &d), 0);
+	ret = flamegraph_write_diff(d, &o, fx_mem_open(&m));
+	html = fx_mem_text(&m);
+	assert_int_equal(ret, 0);
+	assert_true(only_icon_links(html));
+	j = page_json(html);
+	assert_true(json_is_true(json_object_get(j, "diff")));
+	assert_int_equal(json_integer_value(json_object_get(j, "base_total")), 40);
+	assert_int_equal(json_integer_value(json_object_get(j, "next_total")), 40);
+	assert_int_equal(json_integer_value(json_object_get(j, "total")), 1750000000);
+	names = json_object_get(j, "names");
+	check_widths(json_object_get(j, "tree"));
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		node = diff_node(names, json_object_get(j, "tree"), cases[i].path);
+		if (cases[i].width < 0) {
+			assert_null(node);
+			continue;
+		}
+		assert_non_null(node);
+		assert_int_equal(node_value(node), cases[i].width);
+		assert_int_equal(json_integer_value(json_array_get(node, 4)), cases[i].base);
+		assert_int_equal(json_integer_value(json_array_get(node, 5)), cases[i].next);
+	}
+	json_decref(j);
+	free(html);
+	prof_diff__free(d);
+	profile__free(pb);
+	profile__free(pn);
+}
+
+/* Error rows of the diff writers; an empty diff still renders. */
+static void test_diff_edge(void **state)
+{
+	char dir[] = "/tmp/test_fgdiff.XXXXXX", path[256];
+	struct profile *empty;
+	struct prof_diff *d;
+	struct fx_mem m;
+	json_t *j;
+	char *html;
+	int ret;
+
+	(void)state;
+	assert_int_equal(flamegraph_write_diff(NULL, NULL, stdout), -EINVAL);
+	assert_int_equal(flamegraph_write_diff_file(NULL, NULL, "/tmp/x"), -EINVAL);
+	assert_int_equal(profile__new(NULL, &empty), 0);
+	assert_int_equal(prof_diff__new(empty, empty, &d), 0);
+	assert_int_equal(flamegraph_write_diff(d, NULL, NULL), -EINVAL);
+	ret = flamegraph_write_diff(d, NULL, fx_mem_open(&m));
+	html = fx_mem_text(&m);
+	assert_int_equal(ret, 0);
+	j = page_json(html);
+	assert_int_equal(json_integer_value(json_object_get(j, "total")), 0);
+	json_decref(j);
+	free(html);
+
+	assert_non_null(mkdtemp(dir));
+	static const struct { const char *sub; int ret; } cases[] = {
+		{ "diff.html", 0 },
+		{ "missing/diff.html", -ENOENT },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		snprintf(path, sizeof(path), "%s/%s", dir, cases[i].sub);
+		assert_int_equal(flamegraph_write_diff_file(d, NULL, path), cases[i].ret);
+	}
+	snprintf(path, sizeof(path), "%s/diff.html", dir);
+	assert_int_equal(unlink(path), 0);
+	rmdir(dir);
+	prof_diff__free(d);
+	profile__free(empty);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -321,6 +579,9 @@ int main(void)
 		cmocka_unit_test(test_hostile_names),
 		cmocka_unit_test(test_edge),
 		cmocka_unit_test(test_large),
+		cmocka_unit_test(test_assets),
+		cmocka_unit_test(test_diff_page),
+		cmocka_unit_test(test_diff_edge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
