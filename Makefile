@@ -184,12 +184,13 @@ FORMAT_SRCS = $$(git ls-files '*.c' '*.h' | grep -v -e vmlinux.h -e '^tests/')
 format:
 	clang-format -i $(FORMAT_SRCS)
 
-# Reports the files (and lines) `make format` would change, changing nothing; fails if any.
+# Reports the files `make format` would change (one clang-format run over all of them), changing
+# nothing; fails if any.
 format-check:
-	$(Q)n=0; for f in $(FORMAT_SRCS); do \
-		c=$$(clang-format $$f | diff $$f - | grep -c '^<'); \
-		[ $$c -eq 0 ] || { echo "  FORMAT   $$f: $$c lines"; n=$$((n + 1)); }; \
-	done; echo "  FORMAT   $$n files would change"; [ $$n -eq 0 ]
+	$(Q)out=$$(clang-format --dry-run $(FORMAT_SRCS) 2>&1); \
+	files=$$(printf '%s\n' "$$out" | sed -n 's/^\([^:]*\):[0-9]*:[0-9]*: warning: .*/\1/p' | sort -u); \
+	for f in $$files; do echo "  FORMAT   $$f: $$(printf '%s\n' "$$out" | grep -c "^$$f:") places"; done; \
+	n=$$(printf '%s' "$$files" | grep -c .); echo "  FORMAT   $$n files would change"; [ $$n -eq 0 ]
 
 clean:
 	rm -rf .output .output-san out

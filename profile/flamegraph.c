@@ -795,9 +795,11 @@ static void put_intro(FILE *f, const struct flamegraph_opts *o)
 {
 	const char *const *note;
 
-	fputs("<h1>", f);
-	put_html(f, o->title && *o->title ? o->title : "Flame graph");
-	fputs("</h1>\n", f);
+	if (!o->assets) { /* a page that frames this one shows its own heading */
+		fputs("<h1>", f);
+		put_html(f, o->title && *o->title ? o->title : "Flame graph");
+		fputs("</h1>\n", f);
+	}
 	if (o->answer && *o->answer) {
 		fputs("<p class=\"answer\">", f);
 		put_html(f, o->answer);

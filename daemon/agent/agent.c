@@ -158,6 +158,7 @@ static void req_opts(struct daemon *d, const struct api_capture_req *req, struct
 	o->target.ns_ctx = d;
 	o->duration_s = req->duration_s;
 	o->out_dir = d->captures_dir;
+	o->to_store = true;
 	o->name_fn = name_owner;
 	o->name_ctx = d;
 	o->async_profiler = d->cfg.async_profiler;

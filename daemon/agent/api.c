@@ -409,8 +409,8 @@ static enum MHD_Result h_progress(struct api *a, struct MHD_Connection *c)
 		return respond_error(a, c, 501, "progress is not available");
 	memset(&p, 0, sizeof(p));
 	err = a->ops->progress(a->ops_ctx, &p);
-	if (err == -ENOENT)
-		return respond_error(a, c, 404, "no capture has run since the agent started");
+	if (err == -ENOENT) /* not an error: the page asks this whenever it opens */
+		return respond_json(c, 200, json_pack("{s:s}", "state", "none"));
 	if (err)
 		return respond_error(a, c, 500, "progress: %s", strerror(-err));
 	p.id[sizeof(p.id) - 1] = p.state[sizeof(p.state) - 1] = '\0';
@@ -627,6 +627,63 @@ static enum MHD_Result h_metrics(struct api *a, struct MHD_Connection *c)
 	return respond_text(c, 200, text, len, "text/plain; version=0.0.4; charset=utf-8");
 }
 
+enum auth_miss {
+	AUTH_BAD_TOKEN,	    /* an Authorization header with an unknown token */
+	AUTH_NONE,	    /* neither a token nor the page's cookie */
+	AUTH_SESSION_ENDED, /* a cookie of a session that ended or expired */
+};
+
+/*
+ * The role of the request's bearer token or, without an Authorization header, of the page's
+ * session cookie; TOKEN_ROLE_NONE with the reason in @why when neither is good.
+ */
+static enum token_role auth_of(struct api *a, struct MHD_Connection *c, struct req *r,
+			       enum auth_miss *why)
+{
+	const char *hdr = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						      MHD_HTTP_HEADER_AUTHORIZATION);
+	const char *cookie = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							 MHD_HTTP_HEADER_COOKIE);
+	enum token_role role = TOKEN_ROLE_NONE;
+	const char *token, *v;
+	size_t tlen, vlen;
+
+	if (hdr) {
+		if (!api_parse_bearer(hdr, &token, &tlen))
+			role = tokens__lookup(a->tokens, token, tlen, r->who, sizeof(r->who));
+		*why = AUTH_BAD_TOKEN;
+		return role;
+	}
+	*why = AUTH_NONE;
+	if (web_parse_cookie(cookie, SESSION_COOKIE, &v, &vlen))
+		return TOKEN_ROLE_NONE;
+	*why = AUTH_SESSION_ENDED;
+	if (sessions__lookup(a->sessions, v, vlen, &r->session))
+		return TOKEN_ROLE_NONE;
+	r->via_session = true;
+	snprintf(r->who, sizeof(r->who), "%s", r->session.name);
+	return r->session.role;
+}
+
+/* auth_of() that answers 401 when it finds no role. */
+static enum token_role authenticate(struct api *a, struct MHD_Connection *c, struct req *r,
+				    enum MHD_Result *ret)
+{
+	static const char *const msg[] = {
+		[AUTH_BAD_TOKEN] = "unknown token",
+		[AUTH_NONE] = "not signed in: a token is required: Authorization: Bearer <token>",
+		[AUTH_SESSION_ENDED] = "not signed in: the session has ended or expired; sign in "
+				       "again",
+	};
+	enum auth_miss why;
+	enum token_role role = auth_of(a, c, r, &why);
+
+	if (role == TOKEN_ROLE_NONE)
+		*ret = respond_error_hdr(a, c, 401, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer",
+					 "%s", msg[why]);
+	return role;
+}
+
 /* --- the page: its files, sign-in, the views ----------------------------------------------- */
 
 static enum MHD_Result h_page(struct api *a, struct MHD_Connection *c, const char *url)
@@ -683,15 +740,24 @@ static enum MHD_Result h_session_start(struct api *a, struct MHD_Connection *c, 
 	return ret;
 }
 
+/* GET /v1/session: who is signed in; nobody is an answer, not an error (the page asks first). */
 static enum MHD_Result h_session(struct api *a, struct MHD_Connection *c, struct req *r)
 {
-	struct session_info si = { .role = r->role };
+	struct session_info si = { 0 };
+	enum auth_miss why;
+	json_t *doc;
 
-	(void)a;
+	si.role = auth_of(a, c, r, &why);
+	if (si.role == TOKEN_ROLE_NONE)
+		return respond_json(c, 200, json_pack("{s:b}", "signed_in", 0));
 	if (r->via_session)
-		return respond_json(c, 200, session_json(&r->session, true));
-	snprintf(si.name, sizeof(si.name), "%s", r->who); /* a bearer token: no session */
-	return respond_json(c, 200, session_json(&si, false));
+		si = r->session;
+	else
+		snprintf(si.name, sizeof(si.name), "%s", r->who); /* a bearer token: no session */
+	doc = session_json(&si, r->via_session);
+	if (doc)
+		json_object_set_new(doc, "signed_in", json_true());
+	return respond_json(c, 200, doc);
 }
 
 static enum MHD_Result h_session_end(struct api *a, struct MHD_Connection *c, struct req *r)
@@ -860,44 +926,6 @@ static bool cross_site(struct api *a, struct MHD_Connection *c, enum MHD_Result 
 	*ret = respond_error(a, c, 403, "cross-site request refused: Origin %s is not this agent",
 			     show_url(origin, buf));
 	return true;
-}
-
-/*
- * The role of the request's bearer token or, without an Authorization header, of the page's
- * session cookie. Answers 401 and returns TOKEN_ROLE_NONE when neither is good.
- */
-static enum token_role authenticate(struct api *a, struct MHD_Connection *c, struct req *r,
-				    enum MHD_Result *ret)
-{
-	const char *hdr = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						      MHD_HTTP_HEADER_AUTHORIZATION);
-	const char *cookie = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-							 MHD_HTTP_HEADER_COOKIE);
-	enum token_role role = TOKEN_ROLE_NONE;
-	const char *token, *v;
-	size_t tlen, vlen;
-	bool has_cookie;
-
-	if (hdr) {
-		if (!api_parse_bearer(hdr, &token, &tlen))
-			role = tokens__lookup(a->tokens, token, tlen, r->who, sizeof(r->who));
-		if (role == TOKEN_ROLE_NONE)
-			*ret = respond_error_hdr(a, c, 401, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
-						 "Bearer", "unknown token");
-		return role;
-	}
-	has_cookie = !web_parse_cookie(cookie, SESSION_COOKIE, &v, &vlen);
-	if (has_cookie && !sessions__lookup(a->sessions, v, vlen, &r->session)) {
-		r->via_session = true;
-		snprintf(r->who, sizeof(r->who), "%s", r->session.name);
-		return r->session.role;
-	}
-	*ret = respond_error_hdr(a, c, 401, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer", "%s",
-				 has_cookie ? "not signed in: the session has ended or expired; "
-					      "sign in again" :
-					      "not signed in: a token is required: "
-					      "Authorization: Bearer <token>");
-	return TOKEN_ROLE_NONE;
 }
 
 /* A mutating request signed in with the cookie must carry the session's CSRF secret. */

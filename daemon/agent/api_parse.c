@@ -99,8 +99,8 @@ static const struct {
 	{ "GET", "/v1/profiles/*/flamegraph", API_PROFILE_FLAMEGRAPH, TOKEN_ROLE_VIEWER, false },
 	{ "GET", "/v1/compare", API_COMPARE, TOKEN_ROLE_VIEWER, false },
 	{ "GET", "/v1/processes", API_PROCESSES, TOKEN_ROLE_VIEWER, false },
-	/* signing in needs no token; who is signed in and signing out need the session */
-	{ "GET", "/v1/session", API_SESSION, TOKEN_ROLE_VIEWER, false },
+	/* signing in needs no token, nor does asking who is signed in; signing out does */
+	{ "GET", "/v1/session", API_SESSION, TOKEN_ROLE_NONE, false },
 	{ "POST", "/v1/session", API_SESSION_START, TOKEN_ROLE_NONE, true },
 	{ "DELETE", "/v1/session", API_SESSION_END, TOKEN_ROLE_VIEWER, false },
 	/* the page's files: no token (nothing in them is secret), no data */

@@ -327,6 +327,7 @@ static int capture(struct jobs *js, const struct job *j, const char *dir, struct
 		.target = j->target,
 		.duration_s = j->duration_s,
 		.out_dir = dir,
+		.to_store = true,
 		.progress = on_progress,
 		.progress_ctx = js,
 		.stop = &js->stop_capture,

@@ -377,6 +377,21 @@ static const char *plan_who(const struct capture_opts *o, int nprocs, char *who,
 	return who;
 }
 
+/* The last step: the files, or for the agent its store. */
+static void write_text(const struct capture_opts *o, char *buf, size_t size)
+{
+	char what[TARGET_NAME_MAX + 64];
+
+	if (o->to_store)
+		snprintf(buf, size, "Store the profile with the past profiles of %s.",
+			 target_describe(&o->target, what, sizeof(what)));
+	else
+		snprintf(buf, size,
+			 "Write profile.pb.gz, profile.collapsed, flamegraph.html and summary.json "
+			 "to %s.",
+			 o->out_dir);
+}
+
 int capture_plan(const struct capture_opts *o, const struct capture_target_info *info,
 		 struct capture_step *steps, int max)
 {
@@ -418,9 +433,7 @@ int capture_plan(const struct capture_opts *o, const struct capture_target_info 
 	snprintf(all[CAPTURE_PHASE_READ].text, sizeof(all[0].text),
 		 "Read the result back, name each function and group the processes by owner, then "
 		 "check the target is still running.");
-	snprintf(all[CAPTURE_PHASE_WRITE].text, sizeof(all[0].text),
-		 "Write profile.pb.gz, profile.collapsed, flamegraph.html and summary.json to %s.",
-		 o->out_dir);
+	write_text(o, all[CAPTURE_PHASE_WRITE].text, sizeof(all[0].text));
 	for (i = 0; i < CAPTURE_PHASE_COUNT && n < max; i++) {
 		all[i].phase = (enum capture_phase)i;
 		steps[n++] = all[i];

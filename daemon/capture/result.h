@@ -26,9 +26,12 @@ typedef void (*capture_progress_fn_t)(void *ctx, int step, int nsteps, const cha
 struct capture_opts {
 	enum question question;
 	struct capture_target target;
-	unsigned int duration_s;	/* 1..60 */
-	unsigned int freq_hz;		/* default 99 */
-	const char *out_dir;		/* where the four files go */
+	unsigned int duration_s; /* 1..60 */
+	unsigned int freq_hz;	 /* default 99 */
+	const char *out_dir;	 /* where the four files go */
+	/* the agent: the files go on to its store, and the plan says so in words instead of
+	 * naming its working directory */
+	bool to_store;
 	capture_progress_fn_t progress; /* may be NULL */
 	void *progress_ctx;
 	volatile sig_atomic_t *stop; /* set to stop early (SIGINT/SIGTERM); may be NULL */

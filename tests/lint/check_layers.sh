@@ -35,34 +35,39 @@ allowed() {
 }
 
 bad=0
-while IFS= read -r f; do
-	dir=$(dirname "$f")
-	ok=$(allowed "$dir")
-	if [ "$ok" = "?" ]; then
+declare -A allowed_of	# allowed() of each folder, computed once
+mapfile -t files < <(git ls-files -co --exclude-standard -- base bpf cgroups symbols profile runtimes \
+	daemon | grep '\.[ch]$' | grep -v '^bpf/vmlinux\.h$')
+for f in "${files[@]}"; do
+	dir=${f%/*}
+	[ -n "${allowed_of[$dir]+x}" ] || allowed_of[$dir]=$(allowed "$dir")
+	if [ "${allowed_of[$dir]}" = "?" ]; then
 		echo "$f: a source folder that docs/architecture.md does not place" >&2
 		bad=1
-		continue
 	fi
-	while IFS=: read -r line inc; do
-		inc=${inc#*\"}
-		inc=${inc%%\"*}
-		case $inc in */*) ;; *) continue ;; esac	# same folder, skeletons, vmlinux.h
-		idir=$(dirname "$inc")
-		[ "$idir" = "$dir" ] && continue
-		hit=0
-		for a in $ok; do
-			case $a in
-			*:*) [ "$idir" = "${a%%:*}" ] && [ "$(basename "$inc")" = "${a#*:}" ] && hit=1 ;;
-			*) [ "$idir" = "$a" ] && hit=1 ;;
-			esac
-		done
-		if [ $hit -eq 0 ]; then
-			echo "$f:$line: #include \"$inc\": $dir/ may not include $idir/ (docs/architecture.md)" >&2
-			bad=1
-		fi
-	done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f")
-done < <(git ls-files -co --exclude-standard -- base bpf cgroups symbols profile runtimes daemon \
-	| grep '\.[ch]$' | grep -v '^bpf/vmlinux\.h$')
+done
+# one grep for every file: FILE:LINE:#include "DIR/file.h"
+while IFS=: read -r f line inc; do
+	dir=${f%/*}
+	ok=${allowed_of[$dir]}
+	[ "$ok" = "?" ] && continue
+	inc=${inc#*\"}
+	inc=${inc%%\"*}
+	case $inc in */*) ;; *) continue ;; esac	# same folder, skeletons, vmlinux.h
+	idir=${inc%/*}
+	[ "$idir" = "$dir" ] && continue
+	hit=0
+	for a in $ok; do
+		case $a in
+		*:*) [ "$idir" = "${a%%:*}" ] && [ "${inc##*/}" = "${a#*:}" ] && hit=1 ;;
+		*) [ "$idir" = "$a" ] && hit=1 ;;
+		esac
+	done
+	if [ $hit -eq 0 ]; then
+		echo "$f:$line: #include \"$inc\": $dir/ may not include $idir/ (docs/architecture.md)" >&2
+		bad=1
+	fi
+done < <(grep -n -H '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "${files[@]}")
 if [ $bad -eq 0 ]; then
 	echo "  LAYERS   every include follows docs/architecture.md"
 fi

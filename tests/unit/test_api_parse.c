@@ -56,7 +56,7 @@ static void test_route(void **state)
 		{ "GET", "/v1/profiles//download", -ENOENT, 0, 0, NULL },
 		{ "GET", "/v1/statusx", -ENOENT, 0, 0, NULL },
 		{ "GET", "/v1/status//", -ENOENT, 0, 0, NULL },
-		{ "GET", "/v1/session", 0, API_SESSION, TOKEN_ROLE_VIEWER, "" },
+		{ "GET", "/v1/session", 0, API_SESSION, TOKEN_ROLE_NONE, "" },
 		{ "POST", "/v1/session", 0, API_SESSION_START, TOKEN_ROLE_NONE, "" },
 		{ "DELETE", "/v1/session", 0, API_SESSION_END, TOKEN_ROLE_VIEWER, "" },
 		{ "PUT", "/v1/session", -EOPNOTSUPP, 0, 0, "GET, POST, DELETE" },

@@ -408,10 +408,12 @@
 		let cur;
 		try {
 			cur = await api('GET', '/v1/captures/current');
+			if (cur && cur.state === 'none') /* none ran since the agent started */
+				cur = null;
 		} catch (e) {
 			if (e.status === 401)
 				return;
-			cur = e.status === 404 ? null : undefined; /* 404: none ran since the start */
+			cur = undefined;
 		}
 		if (cur !== undefined)
 			onCurrent(cur);
@@ -1262,7 +1264,10 @@
 		});
 		try {
 			const d = await api('GET', '/v1/session');
-			signedIn(d);
+			if (d && d.signed_in)
+				signedIn(d);
+			else
+				showSignIn('');
 		} catch (e) {
 			showSignIn(e.status === 401 ? '' : upper1(e.message));
 		}
