@@ -25,7 +25,9 @@
 #  6. a Viewer sees no Capture and no Delete, and forged POSTs (with and without the CSRF
 #     header) are refused (403); an admin sees Remove the profiler behind a dialog (cancelled);
 #  7. a page on another port of 127.0.0.1 (the same site) posts to the agent with the
-#     operator's cookie, by a form and by fetch: 403, and no capture starts.
+#     operator's cookie, by a form and by fetch: 403, and no capture starts;
+#  8. last, the admin removes the profiler (confirmed): the agent stops by itself (exit 0), the
+#     profiles are gone, the audit trail keeps the removal.
 # In every flow: no console error, no page error, no request off the agent's origin, and every
 # answer of 400 or above one the flow meant to get. Then the audit trail holds the three captures,
 # the downloads and the deletion.
@@ -134,7 +136,12 @@ wait "$node_pid"
 rc=$?
 log "e2e.mjs exited $rc after $((($(date +%s%N) - t0) / 1000000)) ms"
 [ "$rc" = 0 ] || fail "the browser test failed (above)"
-kill -0 "$DAEMON_PID" 2>/dev/null || fail "the agent died during the browser test"
+# its last step removed the profiler: the agent stops by itself, the profiles are gone
+wait_for "! kill -0 $DAEMON_PID 2>/dev/null" 20 || fail "the agent did not stop after the removal"
+wait "$DAEMON_PID"
+DAEMON_RC=$?
+[ "$DAEMON_RC" = 0 ] || fail "the agent exited $DAEMON_RC after the removal"
+[ ! -e "$STORE/profiles" ] || fail "the removal left $STORE/profiles: $(ls -A "$STORE/profiles")"
 
 # --- what the agent recorded -------------------------------------------------------------------------------
 audit_count() # PYTHON-CONDITION on r: the number of audit lines that satisfy it
@@ -149,10 +156,9 @@ n=$(audit_count 'r["who"] == "otto" and r["what"] == "download" and r["result"] 
 [ "$n" -ge 2 ] || fail "the audit trail holds $n downloads by otto, not 2"
 n=$(audit_count 'r["who"] == "otto" and r["what"] == "delete" and r["result"] == "ok"')
 [ "$n" = 1 ] || fail "the audit trail holds $n deletions by otto, not 1"
+n=$(audit_count 'r["who"] == "ada" and r["what"] == "remove" and r["result"] == "ok"')
+[ "$n" = 1 ] || fail "the audit trail holds $n removals by ada, not 1"
 if grep -q "$OPERATOR\|$VIEWER\|$ADMIN" "$STORE/audit.log" "$DLOG"; then
 	fail "a token is in the audit trail or the agent's log"
 fi
-
-agent_stop TERM
-[ "$DAEMON_RC" = 0 ] || fail "the agent exited $DAEMON_RC on SIGTERM"
 log "ok"

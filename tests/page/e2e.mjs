@@ -548,6 +548,17 @@ async function flows(browser) {
 	 *     operator's cookie: refused, and no capture starts. */
 	await signIn(page, OPERATOR);
 	await cross(ctx);
+	await signOut(page);
+
+	/* 15. Last, as it stops the agent: the admin removes the profiler, confirmed. */
+	await signIn(page, ADMIN);
+	await page.goto(BASE + '/#/server');
+	await page.waitForSelector('[data-testid=remove-profiler]', { timeout: 15000 });
+	await page.click('[data-testid=remove-profiler]');
+	await page.waitForSelector('[data-testid=confirm-dialog][open]');
+	await page.click('[data-testid=confirm-ok]');
+	await page.waitForSelector('[data-testid=removed]', { timeout: 15000 });
+	step('admin: Remove the profiler, confirmed: removed');
 	checkConsole('all flows');
 	await ctx.close();
 }
