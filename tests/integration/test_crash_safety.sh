@@ -26,8 +26,8 @@
 #     points (removing a delivered item); a clean driver delivers the rest: every item arrives
 #     (a repeat carries the same Idempotency-Key) and the spool ends empty.
 #
-# CRASH_STORE_RUNS (default 12; 4 under ASan, where the plain pass has run all 12 and each
-# capture is slower) and CRASH_SINK_RUNS (default 16) cap the runs per writer; N is
+# CRASH_STORE_RUNS (default 12; 2 under ASan, where the plain pass has run all 12 and each
+# capture is slower) and CRASH_SINK_RUNS (default 16; 8 under ASan) cap the runs per writer; N is
 # then spread over the range, keeping the first and last points, and in the store's profiles/
 # the first write, every rename and every directory fsync (in the spool: every item rename). Each
 # store run takes about 8 s (the capture), a spool run well under 1 s.
@@ -39,9 +39,9 @@ DLOG_TAIL=15	# fail (lib.sh) shows the end of the agent's log
 GO=$(command -v go || echo /usr/lib/go/bin/go)
 [ -x "$GO" ] || skip "go not found (apt-get install golang-go)"
 export HOME=${HOME:-$TMP} PPROF_TMPDIR=$TMP PPROF_BINARY_PATH=$TMP/nonexistent
-store_runs=12
-[ "$MEM_FACTOR" -gt 1 ] && store_runs=4
-: "${CRASH_STORE_RUNS:=$store_runs}" "${CRASH_SINK_RUNS:=16}" "${CRASH_PARTS:=store spool deliver}"
+store_runs=12 sink_runs=16
+[ "$MEM_FACTOR" -gt 1 ] && store_runs=2 sink_runs=8
+: "${CRASH_STORE_RUNS:=$store_runs}" "${CRASH_SINK_RUNS:=$sink_runs}" "${CRASH_PARTS:=store spool deliver}"
 ulimit -c 0
 SPIN=$OUTPUT/workloads/spin
 [ -x "$SPIN" ] || fail "$SPIN is missing (make all)"

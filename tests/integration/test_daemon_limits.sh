@@ -13,7 +13,7 @@
 #           .debug_info of 4 GiB each
 #   names   started as /usr/local/bin/АБВГДЕЖЗ (the kernel cuts its comm mid-character) with
 #           a thread whose name is not UTF-8
-# Checks: GET /v1/status answers within 10 s, polled every second for 30 s and during the
+# Checks: GET /v1/status answers within 10 s, polled every second for 15 s and during the
 # capture; a whole-server cpu capture posted to the API finishes within 60 s and its summary is
 # valid JSON; SIGTERM stops the agent within 5 s with exit 0; the memory cgroup never went
 # under OOM and killed nothing (memory.oom_control), and the agent was never killed. The
@@ -121,8 +121,12 @@ poll_status() # one GET /v1/status: 200 within 10 s
 	hwm
 }
 
-# --- 1. /v1/status every second for 30 s ----------------------------------------------------------
-end=$(($(date +%s) + 30))
+# --- 1. /v1/status every second for POLL_SECONDS (15; 10 under ASan, where the plain pass has
+# done 15) -----------------------------------------------------------------------------------------
+poll_s=15
+[ "$MEM_FACTOR" -gt 1 ] && poll_s=10
+: "${POLL_SECONDS:=$poll_s}"
+end=$(($(date +%s) + POLL_SECONDS))
 while [ "$(date +%s)" -lt "$end" ]; do
 	t0=$(date +%s%N)
 	poll_status
