@@ -161,7 +161,8 @@ static struct slot *find(struct sessions *s, const uint8_t digest[SHA256_DIGEST_
 	return hit;
 }
 
-int sessions__lookup(struct sessions *s, const char *id, size_t len, struct session_info *info)
+/* The live session of @id: copied to @info (may be NULL), and ended when @end is set. */
+static int take(struct sessions *s, const char *id, size_t len, struct session_info *info, bool end)
 {
 	uint8_t digest[SHA256_DIGEST_LEN];
 	struct slot *e;
@@ -173,30 +174,24 @@ int sessions__lookup(struct sessions *s, const char *id, size_t len, struct sess
 	pthread_mutex_lock(&s->lock);
 	e = find(s, digest, clock_real_ns());
 	if (e) {
-		*info = e->info;
+		if (info)
+			*info = e->info;
+		if (end)
+			explicit_bzero(e, sizeof(*e));
 		err = 0;
 	}
 	pthread_mutex_unlock(&s->lock);
 	return err;
 }
 
+int sessions__lookup(struct sessions *s, const char *id, size_t len, struct session_info *info)
+{
+	return take(s, id, len, info, false);
+}
+
 int sessions__remove(struct sessions *s, const char *id, size_t len)
 {
-	uint8_t digest[SHA256_DIGEST_LEN];
-	struct slot *e;
-	int err = -ENOENT;
-
-	if (!s || !is_hex_id(id, len))
-		return -ENOENT;
-	sha256(id, len, digest);
-	pthread_mutex_lock(&s->lock);
-	e = find(s, digest, clock_real_ns());
-	if (e) {
-		explicit_bzero(e, sizeof(*e));
-		err = 0;
-	}
-	pthread_mutex_unlock(&s->lock);
-	return err;
+	return take(s, id, len, NULL, true);
 }
 
 size_t sessions__count(struct sessions *s)

@@ -2,27 +2,18 @@
 #include "daemon/agent/web_parse.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include <jansson.h>
 
+#include "base/text.h"
 #include "daemon/agent/api_parse.h"
 #include "daemon/agent/tokens.h"
 
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && size) {
-		va_start(ap, fmt);
-		vsnprintf(err, size, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
+/* The reason into @err, and -EINVAL. */
+#define fail(err, size, ...) (text_setf((err), (size), __VA_ARGS__), -EINVAL)
 
 static const char *skip_ws(const char *p, const char *end)
 {
