@@ -254,6 +254,21 @@ static void answer_input(const struct capture *c, struct answer_input *in,
 	symbolizer__refused(c->sym, NULL, &in->nrefused);
 }
 
+/* The goroutine groups the answer read, kept in the result for summary.json. */
+static int keep_goroutines(struct capture *c, const struct answer_input *in)
+{
+	struct capture_result *r = c->res;
+
+	if (!in->goroutines || !in->ngroups || r->goroutines)
+		return 0;
+	r->goroutines = calloc(in->ngroups, sizeof(*r->goroutines));
+	if (!r->goroutines)
+		return -ENOMEM;
+	memcpy(r->goroutines, in->groups, in->ngroups * sizeof(*r->goroutines));
+	r->ngoroutines = in->ngroups;
+	return 0;
+}
+
 static int write_files(struct capture *c, char *err, size_t size)
 {
 	const struct capture_opts *o = c->opts;
@@ -277,6 +292,8 @@ static int write_files(struct capture *c, char *err, size_t size)
 	if (o->question == Q_THREADS)
 		ret = c->info.goroutines ? answer_goroutines_table(&in, &fg) :
 					   answer_threads_table(c->res, &fg);
+	if (!ret)
+		ret = keep_goroutines(c, &in);
 	if (ret)
 		return fail(err, size, ret, "");
 

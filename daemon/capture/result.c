@@ -15,6 +15,7 @@ void capture_result__free(struct capture_result *r)
 	profile__free(r->profile);
 	report__free(r->report);
 	free(r->threads);
+	free(r->goroutines);
 	for (i = 0; i < r->nnotes; i++)
 		free(r->notes[i]);
 	free(r->pids);

@@ -17,6 +17,8 @@
 #include "daemon/capture/source.h"
 #include "daemon/capture/target.h"
 
+struct go_goroutine_group;
+
 #define CAPTURE_MAX_NOTES 16
 
 /* Progress: called when a step starts and about once a second while it runs. */
@@ -82,6 +84,9 @@ struct capture_result {
 	size_t nexited;			/* how many of them exited during the capture */
 	struct capture_thread *threads; /* threads: every thread seen */
 	size_t nthreads;
+	/* threads of Go programs that serve pprof: their goroutines, grouped (a copy) */
+	struct go_goroutine_group *goroutines;
+	size_t ngoroutines;
 };
 
 /* Frees @r and everything it owns; accepts NULL. */

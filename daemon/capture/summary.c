@@ -14,6 +14,7 @@
 #include "base/text.h"
 #include "profile/profile.h"
 #include "profile/report.h"
+#include "runtimes/go/profiles.h"
 
 /*
  * @s as jansson takes it: json_pack refuses a string that is not UTF-8, and names read from
@@ -95,6 +96,25 @@ static json_t *java_json(const struct capture_thread *t)
 			 "state", utf8(t->java_state, sb, sizeof(sb)), "lock",
 			 utf8(t->java_lock, lb, sizeof(lb)), "frame",
 			 utf8(t->java_frame, fb, sizeof(fb)));
+}
+
+static json_t *goroutines_json(const struct capture_result *r)
+{
+	json_t *arr = json_array();
+	size_t i;
+
+	for (i = 0; arr && i < r->ngoroutines; i++) {
+		const struct go_goroutine_group *g = &r->goroutines[i];
+		char sb[sizeof(g->state)], fb[sizeof(g->function)], pb[sizeof(g->process)];
+
+		json_array_append_new(arr, json_pack("{s:I, s:s, s:s, s:s, s:I}", "count",
+						     (json_int_t)g->count, "state",
+						     utf8(g->state, sb, sizeof(sb)), "function",
+						     utf8(g->function, fb, sizeof(fb)), "process",
+						     utf8(g->process, pb, sizeof(pb)), "pid",
+						     (json_int_t)g->pid));
+	}
+	return arr ? arr : json_array();
 }
 
 static json_t *threads_json(const struct capture_result *r)
@@ -189,6 +209,8 @@ char *summary_json(const struct capture_opts *o, const struct capture_result *r)
 		return NULL;
 	if (r->nthreads)
 		json_object_set_new(root, "threads", threads_json(r));
+	if (r->ngoroutines)
+		json_object_set_new(root, "goroutines", goroutines_json(r));
 	json_object_set_new(root, "stacks",
 			    json_pack("{s:I, s:I, s:f}", "walked", (json_int_t)r->stats.stacks,
 				      "incomplete", (json_int_t)r->stats.stacks_incomplete,

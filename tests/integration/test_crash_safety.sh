@@ -26,12 +26,12 @@
 #     points (removing a delivered item); a clean driver delivers the rest: every item arrives
 #     (a repeat carries the same Idempotency-Key) and the spool ends empty.
 #
-# CRASH_STORE_RUNS (default 12; 2 under ASan, where the plain pass has run all 12 and each
-# capture is slower) and CRASH_SINK_RUNS (default 16; 8 under ASan) cap the runs per writer; N is
+# CRASH_STORE_RUNS (default 8) and CRASH_SINK_RUNS (default 16; 8 under ASan) cap the runs per
+# writer; N is
 # then spread over the range, keeping the first and last points, and in the store's profiles/
 # the first write, every rename and every directory fsync (in the spool: every item rename). Each
 # store run takes about 8 s (the capture), a spool run well under 1 s.
-# CRASH_PARTS: which parts to run (default "store spool deliver").
+# CRASH_PARTS: which parts to run (default "store spool deliver"; "spool deliver" under ASan).
 . "$(dirname "$0")/lib.sh"
 need_root
 need_cmd cc curl timeout cmp
@@ -39,9 +39,12 @@ DLOG_TAIL=15	# fail (lib.sh) shows the end of the agent's log
 GO=$(command -v go || echo /usr/lib/go/bin/go)
 [ -x "$GO" ] || skip "go not found (apt-get install golang-go)"
 export HOME=${HOME:-$TMP} PPROF_TMPDIR=$TMP PPROF_BINARY_PATH=$TMP/nonexistent
-store_runs=12 sink_runs=16
-[ "$MEM_FACTOR" -gt 1 ] && store_runs=2 sink_runs=8
-: "${CRASH_STORE_RUNS:=$store_runs}" "${CRASH_SINK_RUNS:=$sink_runs}" "${CRASH_PARTS:=store spool deliver}"
+store_runs=8 sink_runs=16 parts="store spool deliver"
+# Under ASan the store part is left out: its crash points are the order of its syscalls, the
+# same in both builds, and the plain pass kills it at each of them; the recovery code it checks
+# still runs under ASan at every agent start (test_daemon seeds a half-written .tmp- directory).
+[ "$MEM_FACTOR" -gt 1 ] && sink_runs=8 parts="spool deliver"
+: "${CRASH_STORE_RUNS:=$store_runs}" "${CRASH_SINK_RUNS:=$sink_runs}" "${CRASH_PARTS:=$parts}"
 ulimit -c 0
 SPIN=$OUTPUT/workloads/spin
 [ -x "$SPIN" ] || fail "$SPIN is missing (make all)"

@@ -95,6 +95,10 @@ grep -Eq "has [0-9]+ goroutines: 40 in chan receive in main\.parkHere; 5 in slee
 n=$(grep 'main\.parkHere' "$TMP/gor/profile.collapsed" | grep 'goroutine: chan receive' | awk '{ s += $NF } END { print s + 0 }')
 [ "$n" -eq 40 ] || fail "profile.collapsed: $n goroutines in main.parkHere, want 40"
 grep -q 'Goroutines' "$TMP/gor/flamegraph.html" || fail "flamegraph.html has no Goroutines table"
+# summary.json keeps the same groups (the page's Goroutines table)
+n=$(json_get "$TMP/gor/summary.json" 'sum(g["count"] for g in d["goroutines"] if g["function"] == "main.parkHere" and g["state"] == "chan receive")') ||
+	fail "summary.json has no goroutines[]"
+[ "$n" -eq 40 ] || fail "summary.json: $n goroutines in chan receive in main.parkHere, want 40"
 
 # --- locks: mutex profile on, then off -----------------------------------------------------
 mtx=$(start go-mutex -mode mutex -mutexfraction 1 -blockrate 1) || exit 1

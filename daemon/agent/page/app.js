@@ -1066,12 +1066,11 @@
 					el('span', { class: 'mono', text: b.path }), ' ',
 					el('span', { text: fmtPercent(b.share) + ' of this profile' }),
 					b.build_id ? el('span', { class: 'muted', text: ', build ' +
-						String(b.build_id).slice(0, 12) }) : null))),
-				el('p', { class: 'muted small', text: 'Upload the unstripped build, or the debug ' +
-					'file made from it before stripping, to name them (slideops-profiler symbols ' +
-					'upload FILE).' })));
+						String(b.build_id).slice(0, 12) }) : null)))));
 		add(m, [actions, err]);
-		if (sum && Array.isArray(sum.threads) && sum.threads.length)
+		if (sum && Array.isArray(sum.goroutines) && sum.goroutines.length)
+			m.appendChild(goroutinesTable(sum.goroutines));
+		else if (sum && Array.isArray(sum.threads) && sum.threads.length)
 			m.appendChild(threadsTable(sum.threads));
 		m.appendChild(flameFrame('/v1/profiles/' + id + '/flamegraph', 'profile-frame',
 			'Flame graph of this profile'));
@@ -1113,6 +1112,20 @@
 					el('td', { class: 'mono', text: t.function || '' }),
 					java ? el('td', { text: t.java ? [t.java.state, t.java.lock, t.java.frame]
 						.filter(Boolean).join(' · ') : '' }) : null))))));
+	}
+
+	function goroutinesTable(groups) {
+		const cols = ['Goroutines', 'State', 'Function', 'Process', 'PID'];
+		const total = groups.reduce((n, g) => n + (g.count || 0), 0);
+		return el('details', { class: 'card threads', open: true, testid: 'goroutines-table' },
+			el('summary', { text: 'Goroutines (' + total + ')' }),
+			el('div', { class: 'scroll' }, el('table', { class: 'grid' },
+				el('thead', {}, el('tr', {}, cols.map((c) => el('th', { text: c })))),
+				el('tbody', {}, groups.map((g) => el('tr', {},
+					el('td', { class: 'num', text: g.count }), el('td', { text: g.state }),
+					el('td', { class: 'mono', text: g.function }),
+					el('td', { text: g.process }),
+					el('td', { class: 'num', text: g.pid })))))));
 	}
 
 	/* The agent's flame graph page in a same-origin frame, as tall as what it draws. */
