@@ -6,6 +6,8 @@
  * collect the body (bounded), the last one dispatches.
  */
 #include "daemon/agent/api.h"
+#include "daemon/agent/api_int.h"
+#include "daemon/agent/page.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -23,10 +25,7 @@
 #include <microhttpd.h>
 
 #include "daemon/agent/audit.h"
-#include "daemon/agent/page.h"
 #include "daemon/agent/session.h"
-#include "daemon/agent/views.h"
-#include "daemon/agent/web_parse.h"
 #include "daemon/capture/capture.h"
 #include "base/clock.h"
 #include "base/fileio.h"
@@ -40,47 +39,9 @@
 /* A chunked body past the limit is read and dropped up to this much, then the connection is
  * closed: enough for a 413 to reach an honest client, too little to tie a thread up. */
 #define DISCARD_MAX (1024 * 1024)
-#define ERR_SIZE 512
 
 static const unsigned int error_codes[] = { 400, 401, 403, 404, 405, 409, 413, 500, 501, 503 };
-
-struct api {
-	struct MHD_Daemon *d;
-	struct store *store;
-	const struct tokens *tokens;
-	struct audit *audit;
-	const struct api_ops *ops;
-	void *ops_ctx;
-	struct api_metrics *metrics;
-	struct sessions *sessions; /* the page's sign-ins */
-	unsigned short port;
-	uint64_t errors[ARRAY_SIZE(error_codes) + 1]; /* by code; last: any other */
-	uint64_t audit_errors;
-	/* GET /v1/status: one check at a time serves every caller waiting for it, and its
-	 * document is served again for status_ttl_ns (a check reads every process) */
-	pthread_mutex_t status_lock;
-	pthread_cond_t status_cond;
-	bool status_running;
-	char *status_json;     /* the last document, or NULL */
-	int status_err;	       /* what the last check returned */
-	uint64_t status_gen;   /* checks finished */
-	uint64_t status_at_ns; /* when the last one finished (CLOCK_MONOTONIC) */
-	uint64_t status_ttl_ns;
-};
-
-struct req {
-	struct api_route_match m;
-	char who[TOKENS_NAME_MAX + 1];
-	char *body;
-	size_t len;
-	bool too_big;
-	size_t discarded;
-	bool answered; /* a response was queued in the first call */
-	bool denied;   /* a capture the role may not start: 403 once read */
-	enum token_role role;
-	bool via_session; /* signed in with the page's cookie, not a bearer token */
-	struct session_info session;
-};
+_Static_assert(ARRAY_SIZE(error_codes) == API_ERROR_CODES, "api_int.h counts the codes");
 
 /* Which routes are audited, and as what. */
 static int route_audit(enum api_route r)
@@ -131,7 +92,7 @@ static void count_error(struct api *a, unsigned int code)
 	__atomic_add_fetch(&a->errors[i], 1, __ATOMIC_RELAXED);
 }
 
-static enum MHD_Result queue(struct MHD_Connection *c, unsigned int code, struct MHD_Response *resp)
+enum MHD_Result api_queue(struct MHD_Connection *c, unsigned int code, struct MHD_Response *resp)
 {
 	const char *const *h;
 	enum MHD_Result ret;
@@ -147,9 +108,9 @@ static enum MHD_Result queue(struct MHD_Connection *c, unsigned int code, struct
 }
 
 /* Responds with @text (ownership taken), and one extra header when @hdr is set. */
-static enum MHD_Result respond_text_hdr(struct MHD_Connection *c, unsigned int code, char *text,
-					size_t len, const char *type, const char *hdr,
-					const char *hdr_value)
+enum MHD_Result api_respond_text_hdr(struct MHD_Connection *c, unsigned int code, char *text,
+				     size_t len, const char *type, const char *hdr,
+				     const char *hdr_value)
 {
 	struct MHD_Response *resp;
 
@@ -163,18 +124,18 @@ static enum MHD_Result respond_text_hdr(struct MHD_Connection *c, unsigned int c
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	if (hdr)
 		MHD_add_response_header(resp, hdr, hdr_value);
-	return queue(c, code, resp);
+	return api_queue(c, code, resp);
 }
 
-static enum MHD_Result respond_text(struct MHD_Connection *c, unsigned int code, char *text,
-				    size_t len, const char *type)
+enum MHD_Result api_respond_text(struct MHD_Connection *c, unsigned int code, char *text,
+				 size_t len, const char *type)
 {
-	return respond_text_hdr(c, code, text, len, type, NULL, NULL);
+	return api_respond_text_hdr(c, code, text, len, type, NULL, NULL);
 }
 
 /* Responds with @doc (reference stolen), and one extra header when @hdr is set. */
-static enum MHD_Result respond_json_hdr(struct MHD_Connection *c, unsigned int code, json_t *doc,
-					const char *hdr, const char *hdr_value)
+enum MHD_Result api_respond_json_hdr(struct MHD_Connection *c, unsigned int code, json_t *doc,
+				     const char *hdr, const char *hdr_value)
 {
 	char *text;
 
@@ -184,18 +145,18 @@ static enum MHD_Result respond_json_hdr(struct MHD_Connection *c, unsigned int c
 	json_decref(doc);
 	if (!text)
 		return MHD_NO;
-	return respond_text_hdr(c, code, text, strlen(text), "application/json", hdr, hdr_value);
+	return api_respond_text_hdr(c, code, text, strlen(text), "application/json", hdr,
+				    hdr_value);
 }
 
-static enum MHD_Result respond_json(struct MHD_Connection *c, unsigned int code, json_t *doc)
+enum MHD_Result api_respond_json(struct MHD_Connection *c, unsigned int code, json_t *doc)
 {
-	return respond_json_hdr(c, code, doc, NULL, NULL);
+	return api_respond_json_hdr(c, code, doc, NULL, NULL);
 }
 
 /* {"error": message}, with one extra header when @hdr is set. */
-__attribute__((format(printf, 6, 7))) static enum MHD_Result
-respond_error_hdr(struct api *a, struct MHD_Connection *c, unsigned int code, const char *hdr,
-		  const char *hdr_value, const char *fmt, ...)
+enum MHD_Result api_respond_error_hdr(struct api *a, struct MHD_Connection *c, unsigned int code,
+				      const char *hdr, const char *hdr_value, const char *fmt, ...)
 {
 	char msg[ERR_SIZE];
 	va_list ap;
@@ -208,12 +169,10 @@ respond_error_hdr(struct api *a, struct MHD_Connection *c, unsigned int code, co
 	s = json_string(msg);
 	if (!s) /* not UTF-8: our messages quote input only through api_parse's show() */
 		s = json_string("error");
-	return respond_json_hdr(c, code, json_pack("{s:o}", "error", s), hdr, hdr_value);
+	return api_respond_json_hdr(c, code, json_pack("{s:o}", "error", s), hdr, hdr_value);
 }
 
-#define respond_error(a, c, code, ...) respond_error_hdr(a, c, code, NULL, NULL, __VA_ARGS__)
-
-static unsigned int errno_code(int err)
+unsigned int api_errno_code(int err)
 {
 	switch (err) {
 	case -EINVAL:
@@ -230,7 +189,7 @@ static unsigned int errno_code(int err)
 }
 
 /* A short printable copy of a URL for a message. */
-static const char *show_url(const char *url, char buf[104])
+const char *api_show_url(const char *url, char buf[104])
 {
 	size_t i;
 
@@ -240,7 +199,7 @@ static const char *show_url(const char *url, char buf[104])
 	return buf;
 }
 
-static const char *arg(struct MHD_Connection *c, const char *key)
+const char *api_arg(struct MHD_Connection *c, const char *key)
 {
 	return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, key);
 }
@@ -304,31 +263,33 @@ static enum MHD_Result h_status_target(struct api *a, struct MHD_Connection *c, 
 	int ret;
 
 	if (api_parse_target(t, &target, err, sizeof(err)))
-		return respond_error(a, c, 400, "%s", err);
+		return api_respond_error(a, c, 400, "%s", err);
 	if (!a->ops->status_target)
-		return respond_error(a, c, 501, "status is not available");
+		return api_respond_error(a, c, 501, "status is not available");
 	ret = a->ops->status_target(a->ops_ctx, &target, &json, err, sizeof(err));
 	if (ret)
-		return respond_error(a, c, errno_code(ret), "%s", err[0] ? err : strerror(-ret));
-	return respond_text(c, 200, json, strlen(json), "application/json");
+		return api_respond_error(a, c, api_errno_code(ret), "%s",
+					 err[0] ? err : strerror(-ret));
+	return api_respond_text(c, 200, json, strlen(json), "application/json");
 }
 
 static enum MHD_Result h_status(struct api *a, struct MHD_Connection *c)
 {
-	const char *t = arg(c, "target");
+	const char *t = api_arg(c, "target");
 	char *json = NULL;
 	int err;
 
 	if (t && strcmp(t, "server"))
 		return h_status_target(a, c, t);
 	if (!a->ops->status)
-		return respond_error(a, c, 501, "status is not available");
+		return api_respond_error(a, c, 501, "status is not available");
 	err = status_get(a, &json);
 	if (err || !json) {
 		free(json);
-		return respond_error(a, c, 500, "check failed: %s", strerror(err ? -err : ENOMEM));
+		return api_respond_error(a, c, 500, "check failed: %s",
+					 strerror(err ? -err : ENOMEM));
 	}
-	return respond_text(c, 200, json, strlen(json), "application/json");
+	return api_respond_text(c, 200, json, strlen(json), "application/json");
 }
 
 static enum MHD_Result h_plan(struct api *a, struct MHD_Connection *c)
@@ -339,14 +300,15 @@ static enum MHD_Result h_plan(struct api *a, struct MHD_Connection *c)
 	json_t *doc, *arr;
 	int n, i;
 
-	if (api_parse_plan_query(arg(c, "target"), arg(c, "question"), arg(c, "duration"), &req,
-				 err, sizeof(err)))
-		return respond_error(a, c, 400, "%s", err);
+	if (api_parse_plan_query(api_arg(c, "target"), api_arg(c, "question"),
+				 api_arg(c, "duration"), &req, err, sizeof(err)))
+		return api_respond_error(a, c, 400, "%s", err);
 	if (!a->ops->plan)
-		return respond_error(a, c, 501, "plan is not available");
+		return api_respond_error(a, c, 501, "plan is not available");
 	n = a->ops->plan(a->ops_ctx, &req, steps, CAPTURE_MAX_STEPS, err, sizeof(err));
 	if (n < 0)
-		return respond_error(a, c, errno_code(n), "%s", err[0] ? err : strerror(-n));
+		return api_respond_error(a, c, api_errno_code(n), "%s",
+					 err[0] ? err : strerror(-n));
 	arr = json_array();
 	for (i = 0; arr && i < n && i < CAPTURE_MAX_STEPS; i++) {
 		steps[i].text[sizeof(steps[i].text) - 1] = '\0';
@@ -357,7 +319,7 @@ static enum MHD_Result h_plan(struct api *a, struct MHD_Connection *c)
 			api_format_target(&req.target, tbuf, sizeof(tbuf)), "question",
 			question_info(req.question)->id, "duration_seconds", (int)req.duration_s,
 			"steps", arr);
-	return respond_json(c, 200, doc);
+	return api_respond_json(c, 200, doc);
 }
 
 static enum MHD_Result h_capture(struct api *a, struct MHD_Connection *c, struct req *r)
@@ -375,11 +337,11 @@ static enum MHD_Result h_capture(struct api *a, struct MHD_Connection *c, struct
 		snprintf(detail, sizeof(detail), "%s; request=%s", err,
 			 audit_raw_request(r->body, r->len, raw, sizeof(raw)));
 		audit_log(a, AUDIT_CAPTURE, r->who, "-", "invalid", detail);
-		return respond_error(a, c, 400, "%s", err);
+		return api_respond_error(a, c, 400, "%s", err);
 	}
 	api_format_target(&req.target, tbuf, sizeof(tbuf));
 	if (!a->ops->start_capture)
-		return respond_error(a, c, 501, "captures are not available");
+		return api_respond_error(a, c, 501, "captures are not available");
 	ret = a->ops->start_capture(a->ops_ctx, &req, r->who, id, err, sizeof(err));
 	id[STORE_ID_SIZE - 1] = '\0';
 	if (ret == -EBUSY)
@@ -388,16 +350,16 @@ static enum MHD_Result h_capture(struct api *a, struct MHD_Connection *c, struct
 		 question_info(req.question)->id, req.duration_s, ret ? ": " : "",
 		 ret ? (err[0] ? err : strerror(-ret)) : "");
 	if (ret) {
-		code = errno_code(ret);
+		code = api_errno_code(ret);
 		audit_log(a, AUDIT_CAPTURE, r->who, tbuf, code == 500 ? "failed" : "refused",
 			  detail);
-		return respond_error(a, c, code, "%s", err[0] ? err : strerror(-ret));
+		return api_respond_error(a, c, code, "%s", err[0] ? err : strerror(-ret));
 	}
 	audit_log(a, AUDIT_CAPTURE, r->who, tbuf, "accepted", detail);
 	doc = json_pack("{s:s, s:s, s:s, s:s, s:i}", "id", id, "state", "running", "target", tbuf,
 			"question", question_info(req.question)->id, "duration_seconds",
 			(int)req.duration_s);
-	return respond_json_hdr(c, 202, doc, MHD_HTTP_HEADER_LOCATION, "/v1/captures/current");
+	return api_respond_json_hdr(c, 202, doc, MHD_HTTP_HEADER_LOCATION, "/v1/captures/current");
 }
 
 static enum MHD_Result h_progress(struct api *a, struct MHD_Connection *c)
@@ -406,24 +368,25 @@ static enum MHD_Result h_progress(struct api *a, struct MHD_Connection *c)
 	int err;
 
 	if (!a->ops->progress)
-		return respond_error(a, c, 501, "progress is not available");
+		return api_respond_error(a, c, 501, "progress is not available");
 	memset(&p, 0, sizeof(p));
 	err = a->ops->progress(a->ops_ctx, &p);
 	if (err == -ENOENT) /* not an error: the page asks this whenever it opens */
-		return respond_json(c, 200, json_pack("{s:s}", "state", "none"));
+		return api_respond_json(c, 200, json_pack("{s:s}", "state", "none"));
 	if (err)
-		return respond_error(a, c, 500, "progress: %s", strerror(-err));
+		return api_respond_error(a, c, 500, "progress: %s", strerror(-err));
 	p.id[sizeof(p.id) - 1] = p.state[sizeof(p.state) - 1] = '\0';
 	p.target[sizeof(p.target) - 1] = p.question[sizeof(p.question) - 1] = '\0';
 	p.text[sizeof(p.text) - 1] = p.message[sizeof(p.message) - 1] = '\0';
 	p.profile_id[sizeof(p.profile_id) - 1] = '\0';
-	return respond_json(c, 200,
-			    json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:s?, s:f, s:s?, s:s?}",
-				      "id", p.id, "state", p.state, "target", p.target, "question",
-				      p.question, "duration_seconds", (int)p.duration_s, "step",
-				      p.step, "steps", p.nsteps, "text", p.text, "elapsed_seconds",
-				      p.elapsed_s, "message", p.message[0] ? p.message : NULL,
-				      "profile_id", p.profile_id[0] ? p.profile_id : NULL));
+	return api_respond_json(
+		c, 200,
+		json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:s?, s:f, s:s?, s:s?}", "id", p.id,
+			  "state", p.state, "target", p.target, "question", p.question,
+			  "duration_seconds", (int)p.duration_s, "step", p.step, "steps", p.nsteps,
+			  "text", p.text, "elapsed_seconds", p.elapsed_s, "message",
+			  p.message[0] ? p.message : NULL, "profile_id",
+			  p.profile_id[0] ? p.profile_id : NULL));
 }
 
 static json_t *meta_to_json(const struct store_meta *m)
@@ -444,30 +407,30 @@ static enum MHD_Result h_profiles(struct api *a, struct MHD_Connection *c)
 	unsigned long offset, limit;
 	struct store_meta *v;
 	size_t n, i, total;
-	const char *svc = arg(c, "service"), *q = arg(c, "question");
+	const char *svc = api_arg(c, "service"), *q = api_arg(c, "question");
 	char qbuf[104];
 	json_t *arr;
 
 	if (svc && api_parse_service(svc, service, sizeof(service), err, sizeof(err)))
-		return respond_error(a, c, 400, "%s", err);
-	if (api_parse_uint(arg(c, "offset"), "offset", 1000000, 0, &offset, err, sizeof(err)) ||
-	    api_parse_uint(arg(c, "limit"), "limit", API_LIST_MAX, API_LIST_DEFAULT, &limit, err,
-			   sizeof(err)))
-		return respond_error(a, c, 400, "%s", err);
+		return api_respond_error(a, c, 400, "%s", err);
+	if (api_parse_uint(api_arg(c, "offset"), "offset", 1000000, 0, &offset, err, sizeof(err)) ||
+	    api_parse_uint(api_arg(c, "limit"), "limit", API_LIST_MAX, API_LIST_DEFAULT, &limit,
+			   err, sizeof(err)))
+		return api_respond_error(a, c, 400, "%s", err);
 	if (q && question_parse(q) < 0)
-		return respond_error(a, c, 400, "unknown question '%s'", show_url(q, qbuf));
+		return api_respond_error(a, c, 400, "unknown question '%s'", api_show_url(q, qbuf));
 	v = calloc(limit ? limit : 1, sizeof(*v));
 	if (!v)
-		return respond_error(a, c, 500, "out of memory");
+		return api_respond_error(a, c, 500, "out of memory");
 	n = store__list_q(a->store, svc ? service : NULL, q, offset, v, limit, &total);
 	arr = json_array();
 	for (i = 0; arr && i < n; i++)
 		json_array_append_new(arr, meta_to_json(&v[i]));
 	free(v);
-	return respond_json(c, 200,
-			    json_pack("{s:o*, s:I, s:I, s:I}", "profiles", arr, "total",
-				      (json_int_t)total, "offset", (json_int_t)offset, "limit",
-				      (json_int_t)limit));
+	return api_respond_json(c, 200,
+				json_pack("{s:o*, s:I, s:I, s:I}", "profiles", arr, "total",
+					  (json_int_t)total, "offset", (json_int_t)offset, "limit",
+					  (json_int_t)limit));
 }
 
 static enum MHD_Result h_profile(struct api *a, struct MHD_Connection *c, struct req *r)
@@ -480,7 +443,7 @@ static enum MHD_Result h_profile(struct api *a, struct MHD_Connection *c, struct
 	int fd, err;
 
 	if (store__get(a->store, r->m.id, &m))
-		return respond_error(a, c, 404, "no profile %s", r->m.id);
+		return api_respond_error(a, c, 404, "no profile %s", r->m.id);
 	err = store__open_file(a->store, r->m.id, STORE_FILE_SUMMARY, &fd, &size);
 	if (!err) {
 		err = read_fd_bounded(fd, SUMMARY_MAX_BYTES, &text, &len);
@@ -492,9 +455,9 @@ static enum MHD_Result h_profile(struct api *a, struct MHD_Connection *c, struct
 	}
 	if (!summary)
 		pr_warn("api: profile %s: summary.json unreadable", r->m.id);
-	return respond_json(c, 200,
-			    json_pack("{s:o*, s:o}", "profile", meta_to_json(&m), "summary",
-				      summary ? summary : json_null()));
+	return api_respond_json(c, 200,
+				json_pack("{s:o*, s:o}", "profile", meta_to_json(&m), "summary",
+					  summary ? summary : json_null()));
 }
 
 static enum MHD_Result h_download(struct api *a, struct MHD_Connection *c, struct req *r)
@@ -505,19 +468,19 @@ static enum MHD_Result h_download(struct api *a, struct MHD_Connection *c, struc
 	uint64_t size;
 	int fd, ret;
 
-	if (api_parse_format(arg(c, "format"), &fmt, err, sizeof(err)))
-		return respond_error(a, c, 400, "%s", err);
+	if (api_parse_format(api_arg(c, "format"), &fmt, err, sizeof(err)))
+		return api_respond_error(a, c, 400, "%s", err);
 	ret = store__open_file(a->store, r->m.id,
 			       fmt == API_FORMAT_PPROF ? STORE_FILE_PPROF : STORE_FILE_COLLAPSED,
 			       &fd, &size);
 	if (ret == -ENOENT)
-		return respond_error(a, c, 404, "no profile %s", r->m.id);
+		return api_respond_error(a, c, 404, "no profile %s", r->m.id);
 	snprintf(detail, sizeof(detail), "format=%s",
 		 fmt == API_FORMAT_PPROF ? "pprof" : "collapsed");
 	if (ret) {
 		audit_log(a, AUDIT_DOWNLOAD, r->who, r->m.id, "failed", strerror(-ret));
-		return respond_error(a, c, 500, "cannot read profile %s: %s", r->m.id,
-				     strerror(-ret));
+		return api_respond_error(a, c, 500, "cannot read profile %s: %s", r->m.id,
+					 strerror(-ret));
 	}
 	resp = MHD_create_response_from_fd((size_t)size, fd); /* owns fd from here */
 	if (!resp) {
@@ -531,7 +494,7 @@ static enum MHD_Result h_download(struct api *a, struct MHD_Connection *c, struc
 							  "text/plain; charset=utf-8");
 	MHD_add_response_header(resp, "Content-Disposition", disp);
 	audit_log(a, AUDIT_DOWNLOAD, r->who, r->m.id, "ok", detail);
-	return queue(c, 200, resp);
+	return api_queue(c, 200, resp);
 }
 
 static enum MHD_Result h_delete(struct api *a, struct MHD_Connection *c, struct req *r)
@@ -540,15 +503,15 @@ static enum MHD_Result h_delete(struct api *a, struct MHD_Connection *c, struct 
 
 	if (err == -ENOENT) {
 		audit_log(a, AUDIT_DELETE, r->who, r->m.id, "failed", "no such profile");
-		return respond_error(a, c, 404, "no profile %s", r->m.id);
+		return api_respond_error(a, c, 404, "no profile %s", r->m.id);
 	}
 	if (err) {
 		audit_log(a, AUDIT_DELETE, r->who, r->m.id, "failed", strerror(-err));
-		return respond_error(a, c, 500, "cannot delete profile %s: %s", r->m.id,
-				     strerror(-err));
+		return api_respond_error(a, c, 500, "cannot delete profile %s: %s", r->m.id,
+					 strerror(-err));
 	}
 	audit_log(a, AUDIT_DELETE, r->who, r->m.id, "ok", NULL);
-	return respond_json(c, 200, json_pack("{s:s}", "deleted", r->m.id));
+	return api_respond_json(c, 200, json_pack("{s:s}", "deleted", r->m.id));
 }
 
 static enum MHD_Result h_remove(struct api *a, struct MHD_Connection *c, struct req *r)
@@ -559,19 +522,20 @@ static enum MHD_Result h_remove(struct api *a, struct MHD_Connection *c, struct 
 	ret = store__remove_all(a->store);
 	if (ret) {
 		audit_log(a, AUDIT_REMOVE, r->who, "profiler", "failed", strerror(-ret));
-		return respond_error(a, c, 500, "cannot remove the profiles: %s", strerror(-ret));
+		return api_respond_error(a, c, 500, "cannot remove the profiles: %s",
+					 strerror(-ret));
 	}
 	if (a->ops->remove) {
 		ret = a->ops->remove(a->ops_ctx, err, sizeof(err));
 		if (ret) {
 			audit_log(a, AUDIT_REMOVE, r->who, "profiler", "failed",
 				  err[0] ? err : strerror(-ret));
-			return respond_error(a, c, 500, "cannot remove the profiler: %s",
-					     err[0] ? err : strerror(-ret));
+			return api_respond_error(a, c, 500, "cannot remove the profiler: %s",
+						 err[0] ? err : strerror(-ret));
 		}
 	}
 	audit_log(a, AUDIT_REMOVE, r->who, "profiler", "ok", NULL);
-	return respond_json(c, 200, json_pack("{s:b}", "removed", 1));
+	return api_respond_json(c, 200, json_pack("{s:b}", "removed", 1));
 }
 
 static enum MHD_Result h_metrics(struct api *a, struct MHD_Connection *c)
@@ -584,7 +548,7 @@ static enum MHD_Result h_metrics(struct api *a, struct MHD_Connection *c)
 #define LOAD(x) (unsigned long long)__atomic_load_n(&(x), __ATOMIC_RELAXED)
 	f = open_memstream(&text, &len);
 	if (!f)
-		return respond_error(a, c, 500, "out of memory");
+		return api_respond_error(a, c, 500, "out of memory");
 	fprintf(f,
 		"# HELP slideops_profiler_captures_total Captures by result.\n"
 		"# TYPE slideops_profiler_captures_total counter\n"
@@ -622,206 +586,9 @@ static enum MHD_Result h_metrics(struct api *a, struct MHD_Connection *c)
 #undef LOAD
 	if (fclose(f) != 0) {
 		free(text);
-		return respond_error(a, c, 500, "out of memory");
+		return api_respond_error(a, c, 500, "out of memory");
 	}
-	return respond_text(c, 200, text, len, "text/plain; version=0.0.4; charset=utf-8");
-}
-
-enum auth_miss {
-	AUTH_BAD_TOKEN,	    /* an Authorization header with an unknown token */
-	AUTH_NONE,	    /* neither a token nor the page's cookie */
-	AUTH_SESSION_ENDED, /* a cookie of a session that ended or expired */
-};
-
-/*
- * The role of the request's bearer token or, without an Authorization header, of the page's
- * session cookie; TOKEN_ROLE_NONE with the reason in @why when neither is good.
- */
-static enum token_role auth_of(struct api *a, struct MHD_Connection *c, struct req *r,
-			       enum auth_miss *why)
-{
-	const char *hdr = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						      MHD_HTTP_HEADER_AUTHORIZATION);
-	const char *cookie = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-							 MHD_HTTP_HEADER_COOKIE);
-	enum token_role role = TOKEN_ROLE_NONE;
-	const char *token, *v;
-	size_t tlen, vlen;
-
-	if (hdr) {
-		if (!api_parse_bearer(hdr, &token, &tlen))
-			role = tokens__lookup(a->tokens, token, tlen, r->who, sizeof(r->who));
-		*why = AUTH_BAD_TOKEN;
-		return role;
-	}
-	*why = AUTH_NONE;
-	if (web_parse_cookie(cookie, SESSION_COOKIE, &v, &vlen))
-		return TOKEN_ROLE_NONE;
-	*why = AUTH_SESSION_ENDED;
-	if (sessions__lookup(a->sessions, v, vlen, &r->session))
-		return TOKEN_ROLE_NONE;
-	r->via_session = true;
-	snprintf(r->who, sizeof(r->who), "%s", r->session.name);
-	return r->session.role;
-}
-
-/* auth_of() that answers 401 when it finds no role. */
-static enum token_role authenticate(struct api *a, struct MHD_Connection *c, struct req *r,
-				    enum MHD_Result *ret)
-{
-	static const char *const msg[] = {
-		[AUTH_BAD_TOKEN] = "unknown token",
-		[AUTH_NONE] = "not signed in: a token is required: Authorization: Bearer <token>",
-		[AUTH_SESSION_ENDED] = "not signed in: the session has ended or expired; sign in "
-				       "again",
-	};
-	enum auth_miss why;
-	enum token_role role = auth_of(a, c, r, &why);
-
-	if (role == TOKEN_ROLE_NONE)
-		*ret = respond_error_hdr(a, c, 401, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer",
-					 "%s", msg[why]);
-	return role;
-}
-
-/* --- the page: its files, sign-in, the views ----------------------------------------------- */
-
-static enum MHD_Result h_page(struct api *a, struct MHD_Connection *c, const char *url)
-{
-	const struct page_asset *pa = page_find(url);
-	struct MHD_Response *resp;
-
-	if (!pa)
-		return respond_error(a, c, 404, "no such page");
-	resp = MHD_create_response_from_buffer(pa->len, (void *)pa->data, MHD_RESPMEM_PERSISTENT);
-	if (!resp)
-		return MHD_NO;
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, pa->type);
-	return queue(c, 200, resp);
-}
-
-static json_t *session_json(const struct session_info *si, bool with_csrf)
-{
-	char when[40];
-
-	clock_rfc3339(when, sizeof(when), si->expires_ns, 0);
-	return json_pack("{s:s, s:s, s:s*, s:s*}", "name", si->name, "role",
-			 token_role_name(si->role), "csrf", with_csrf ? si->csrf : NULL, "expires",
-			 with_csrf ? when : NULL);
-}
-
-/* POST /v1/session {"token": "..."}: the token becomes a session cookie. */
-static enum MHD_Result h_session_start(struct api *a, struct MHD_Connection *c, struct req *r)
-{
-	char err[ERR_SIZE], token[TOKENS_MAX_LEN + 1], name[TOKENS_NAME_MAX + 1] = "";
-	char id[SESSION_HEX_LEN + 1], cookie[SESSION_HEX_LEN + 128];
-	struct session_info si;
-	enum token_role role;
-	size_t tlen;
-	int ret;
-
-	if (web_parse_session_body(r->body, r->len, token, sizeof(token), &tlen, err, sizeof(err)))
-		return respond_error(a, c, 400, "%s", err);
-	role = tokens__lookup(a->tokens, token, tlen, name, sizeof(name));
-	explicit_bzero(token, sizeof(token));
-	if (role == TOKEN_ROLE_NONE) {
-		pr_info("api: a sign-in with an unknown token was refused");
-		return respond_error(a, c, 401, "unknown token");
-	}
-	ret = sessions__create(a->sessions, name, role, id, &si);
-	if (ret)
-		return respond_error(a, c, 500, "cannot start a session: %s", strerror(-ret));
-	snprintf(cookie, sizeof(cookie), "%s=%s; Path=/; Max-Age=%d; HttpOnly; SameSite=Strict",
-		 SESSION_COOKIE, id, SESSION_TTL_S);
-	explicit_bzero(id, sizeof(id));
-	pr_info("api: %s (%s) signed in on the page", si.name, token_role_name(si.role));
-	ret = respond_json_hdr(c, 200, session_json(&si, true), MHD_HTTP_HEADER_SET_COOKIE, cookie);
-	explicit_bzero(cookie, sizeof(cookie));
-	return ret;
-}
-
-/* GET /v1/session: who is signed in; nobody is an answer, not an error (the page asks first). */
-static enum MHD_Result h_session(struct api *a, struct MHD_Connection *c, struct req *r)
-{
-	struct session_info si = { 0 };
-	enum auth_miss why;
-	json_t *doc;
-
-	si.role = auth_of(a, c, r, &why);
-	if (si.role == TOKEN_ROLE_NONE)
-		return respond_json(c, 200, json_pack("{s:b}", "signed_in", 0));
-	if (r->via_session)
-		si = r->session;
-	else
-		snprintf(si.name, sizeof(si.name), "%s", r->who); /* a bearer token: no session */
-	doc = session_json(&si, r->via_session);
-	if (doc)
-		json_object_set_new(doc, "signed_in", json_true());
-	return respond_json(c, 200, doc);
-}
-
-static enum MHD_Result h_session_end(struct api *a, struct MHD_Connection *c, struct req *r)
-{
-	const char *hdr = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_COOKIE);
-	const char *v;
-	size_t len;
-
-	if (!r->via_session || web_parse_cookie(hdr, SESSION_COOKIE, &v, &len))
-		return respond_error(a, c, 400,
-				     "there is no session to end: this request did "
-				     "not come with the page's cookie");
-	sessions__remove(a->sessions, v, len);
-	pr_info("api: %s signed out", r->who);
-	return respond_json_hdr(c, 200, json_pack("{s:b}", "signed_out", 1),
-				MHD_HTTP_HEADER_SET_COOKIE,
-				SESSION_COOKIE "=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict");
-}
-
-static enum MHD_Result h_processes(struct api *a, struct MHD_Connection *c)
-{
-	char *json = NULL;
-	int err;
-
-	if (!a->ops->processes)
-		return respond_error(a, c, 501, "processes are not available");
-	err = a->ops->processes(a->ops_ctx, &json);
-	if (err)
-		return respond_error(a, c, 500, "cannot list the processes: %s", strerror(-err));
-	return respond_text(c, 200, json, strlen(json), "application/json");
-}
-
-static enum MHD_Result h_flamegraph(struct api *a, struct MHD_Connection *c, struct req *r)
-{
-	char err[ERR_SIZE] = "", *html = NULL;
-	size_t len = 0;
-	int ret;
-
-	ret = view_flamegraph(a->store, r->m.id, &html, &len, err, sizeof(err));
-	if (ret)
-		return respond_error(a, c, errno_code(ret), "%s", err[0] ? err : strerror(-ret));
-	return respond_text(c, 200, html, len, "text/html; charset=utf-8");
-}
-
-static enum MHD_Result h_compare(struct api *a, struct MHD_Connection *c)
-{
-	const char *base = arg(c, "base"), *next = arg(c, "new"), *fmt = arg(c, "format");
-	char err[ERR_SIZE] = "", *out = NULL;
-	bool collapsed;
-	size_t len = 0;
-	int ret;
-
-	if (!base || !next || !store_id_valid(base) || !store_id_valid(next))
-		return respond_error(a, c, 400,
-				     "compare needs two profile ids: "
-				     "/v1/compare?base=ID&new=ID");
-	if (fmt && strcmp(fmt, "html") && strcmp(fmt, "collapsed"))
-		return respond_error(a, c, 400, "format must be html or collapsed");
-	collapsed = fmt && !strcmp(fmt, "collapsed");
-	ret = view_compare(a->store, base, next, collapsed, &out, &len, err, sizeof(err));
-	if (ret)
-		return respond_error(a, c, errno_code(ret), "%s", err[0] ? err : strerror(-ret));
-	return respond_text(c, 200, out, len,
-			    collapsed ? "text/plain; charset=utf-8" : "text/html; charset=utf-8");
+	return api_respond_text(c, 200, text, len, "text/plain; version=0.0.4; charset=utf-8");
 }
 
 static enum MHD_Result dispatch(struct api *a, struct MHD_Connection *c, struct req *r)
@@ -848,28 +615,29 @@ static enum MHD_Result dispatch(struct api *a, struct MHD_Connection *c, struct 
 	case API_METRICS:
 		return h_metrics(a, c);
 	case API_SESSION:
-		return h_session(a, c, r);
+		return api_session(a, c, r);
 	case API_SESSION_START:
-		return h_session_start(a, c, r);
+		return api_session_start(a, c, r);
 	case API_SESSION_END:
-		return h_session_end(a, c, r);
+		return api_session_end(a, c, r);
 	case API_PROCESSES:
-		return h_processes(a, c);
+		return api_processes(a, c);
 	case API_PROFILE_FLAMEGRAPH:
-		return h_flamegraph(a, c, r);
+		return api_flamegraph(a, c, r);
 	case API_COMPARE:
-		return h_compare(a, c);
+		return api_compare(a, c);
 	case API_SYMBOLS_UPLOAD:
 	default:
 		break;
 	}
-	return respond_error(a, c, 501, "not implemented");
+	return api_respond_error(a, c, 501, "not implemented");
 }
 
 static enum MHD_Result respond_denied(struct api *a, struct MHD_Connection *c, const struct req *r)
 {
-	return respond_error(a, c, 403, "the %s role of '%s' may not do this: it needs %s or above",
-			     token_role_name(r->role), r->who, token_role_name(r->m.need));
+	return api_respond_error(a, c, 403,
+				 "the %s role of '%s' may not do this: it needs %s or above",
+				 token_role_name(r->role), r->who, token_role_name(r->m.need));
 }
 
 /*
@@ -910,39 +678,6 @@ static enum MHD_Result capture_denied(struct api *a, struct MHD_Connection *c, s
 	return respond_denied(a, c, r);
 }
 
-/*
- * A request that says it comes from a page of another origin (its Origin header) is refused
- * whatever it asks: with SameSite=Strict the browser would not send our cookie from another
- * site, but another port of this host is the same site. Returns true when it answered.
- */
-static bool cross_site(struct api *a, struct MHD_Connection *c, enum MHD_Result *ret)
-{
-	const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
-	const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
-	char buf[104];
-
-	if (!origin || web_origin_is(origin, host))
-		return false;
-	*ret = respond_error(a, c, 403, "cross-site request refused: Origin %s is not this agent",
-			     show_url(origin, buf));
-	return true;
-}
-
-/* A mutating request signed in with the cookie must carry the session's CSRF secret. */
-static bool csrf_refused(struct api *a, struct MHD_Connection *c, struct req *r,
-			 enum MHD_Result *ret)
-{
-	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, SESSION_CSRF_HEADER);
-
-	if (h && strlen(h) == SESSION_HEX_LEN && session_equal(h, r->session.csrf, SESSION_HEX_LEN))
-		return false;
-	*ret = respond_error(a, c, 403,
-			     "cross-site request refused: the %s header is missing or "
-			     "wrong",
-			     SESSION_CSRF_HEADER);
-	return true;
-}
-
 /* The first call for a request: route, token, role, declared size. Returns true when it
  * answered. */
 static bool first_call(struct api *a, struct MHD_Connection *c, const char *url, const char *method,
@@ -957,27 +692,28 @@ static bool first_call(struct api *a, struct MHD_Connection *c, const char *url,
 
 	err = api_parse_route(method, url, &r->m, allow, sizeof(allow));
 	if (err == -EOPNOTSUPP) {
-		*ret = respond_error_hdr(a, c, 405, MHD_HTTP_HEADER_ALLOW, allow,
-					 "%s is not allowed on %s (allowed: %s)",
-					 show_url(method, mbuf), show_url(url, ubuf), allow);
+		*ret = api_respond_error_hdr(a, c, 405, MHD_HTTP_HEADER_ALLOW, allow,
+					     "%s is not allowed on %s (allowed: %s)",
+					     api_show_url(method, mbuf), api_show_url(url, ubuf),
+					     allow);
 		return true;
 	}
 	if (err) {
-		*ret = respond_error(a, c, 404, "no such route: %s (see docs/api.md)",
-				     show_url(url, ubuf));
+		*ret = api_respond_error(a, c, 404, "no such route: %s (see docs/api.md)",
+					 api_show_url(url, ubuf));
 		return true;
 	}
 	if (r->m.route == API_PAGE) {
-		*ret = h_page(a, c, url);
+		*ret = api_page(a, c, url);
 		return true;
 	}
-	if (cross_site(a, c, ret))
+	if (api_cross_site(a, c, ret))
 		return true;
 	if (r->m.need != TOKEN_ROLE_NONE) {
-		role = authenticate(a, c, r, ret);
+		role = api_authenticate(a, c, r, ret);
 		if (role == TOKEN_ROLE_NONE)
 			return true;
-		if (r->via_session && strcmp(method, "GET") && csrf_refused(a, c, r, ret))
+		if (r->via_session && strcmp(method, "GET") && api_csrf_refused(a, c, r, ret))
 			return true;
 		if (!token_role_allows(role, r->m.need) && deny(a, c, r, role, ret))
 			return true;
@@ -985,7 +721,8 @@ static bool first_call(struct api *a, struct MHD_Connection *c, const char *url,
 	/* before the size check: uploads will have their own, larger bound */
 	if (r->m.route == API_SYMBOLS_UPLOAD) {
 		audit_log(a, AUDIT_UPLOAD, r->who, "-", "refused", "not implemented");
-		*ret = respond_error(a, c, 501, "symbol uploads are not available in this version");
+		*ret = api_respond_error(a, c, 501,
+					 "symbol uploads are not available in this version");
 		return true;
 	}
 	hdr = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -997,10 +734,10 @@ static bool first_call(struct api *a, struct MHD_Connection *c, const char *url,
 			return true;
 		}
 		if (errno || end == hdr || *end || clen > API_JSON_BODY_MAX) {
-			*ret = respond_error(a, c, 413,
-					     "the body is too large: the maximum is %d "
-					     "bytes",
-					     API_JSON_BODY_MAX);
+			*ret = api_respond_error(a, c, 413,
+						 "the body is too large: the maximum is %d "
+						 "bytes",
+						 API_JSON_BODY_MAX);
 			return true;
 		}
 	}
@@ -1053,8 +790,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (r->denied)
 		return capture_denied(a, c, r);
 	if (r->too_big)
-		return respond_error(a, c, 413, "the body is too large: the maximum is %d bytes",
-				     API_JSON_BODY_MAX);
+		return api_respond_error(a, c, 413,
+					 "the body is too large: the maximum is %d bytes",
+					 API_JSON_BODY_MAX);
 	return dispatch(a, c, r);
 }
 
