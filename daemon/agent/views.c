@@ -37,7 +37,7 @@ static int load(struct store *s, const char *id, struct store_meta *m, struct pr
 	ret = store__open_file(s, id, STORE_FILE_PPROF, &fd, &fsize);
 	if (ret) {
 		snprintf(err, size, "cannot read profile %s: %s", id, strerror(-ret));
-		return ret == -ENOENT ? -ENOENT : ret;
+		return ret;
 	}
 	ret = read_fd_bounded(fd, VIEW_PPROF_MAX, &buf, &len);
 	close(fd);
@@ -55,22 +55,40 @@ static int load(struct store *s, const char *id, struct store_meta *m, struct pr
 	return 0;
 }
 
-static int fg_page(const struct profile *p, const struct flamegraph_opts *fo, char **out,
-		   size_t *len)
+/* What a view writes: the page or the lines, into @f; 0 (or a count) or -errno. */
+struct view_out {
+	const struct profile *p; /* a flame graph */
+	const struct flamegraph_opts *fo;
+	const struct prof_diff *d; /* a comparison: its page, or its lines without @a */
+	const struct compare_side *a, *b;
+};
+
+static int view_write(const struct view_out *v, FILE *f)
+{
+	if (v->p)
+		return flamegraph_write(v->p, v->fo, f);
+	if (v->a)
+		return compare_write_page(v->d, v->a, v->b, ASSETS, f);
+	return prof_diff_write(v->d, f, 1);
+}
+
+/* view_write() into memory: its text in *@out (malloc'd), *@len. */
+static int to_text(const struct view_out *v, char **out, size_t *len)
 {
 	FILE *f = open_memstream(out, len);
 	int ret;
 
 	if (!f)
 		return -ENOMEM;
-	ret = flamegraph_write(p, fo, f);
-	if (fclose(f) && !ret)
+	ret = view_write(v, f);
+	if (fclose(f) && ret >= 0)
 		ret = -ENOMEM;
-	if (ret) {
+	if (ret < 0) {
 		free(*out);
 		*out = NULL;
+		return ret;
 	}
-	return ret;
+	return 0;
 }
 
 int view_flamegraph(struct store *s, const char *id, char **html, size_t *len, char *err,
@@ -92,7 +110,7 @@ int view_flamegraph(struct store *s, const char *id, char **html, size_t *len, c
 		 m.duration_s);
 	fo.title = title;
 	fo.unit = q >= 0 ? source_profile_types((enum question)q, 1, &po) : NULL;
-	ret = fg_page(p, &fo, html, len);
+	ret = to_text(&(struct view_out){ .p = p, .fo = &fo }, html, len);
 	if (ret)
 		snprintf(err, size, "cannot draw profile %s: %s", id, strerror(-ret));
 	profile__free(p);
@@ -107,42 +125,6 @@ static void side_from(struct compare_side *cs, struct profile *p, const struct s
 	snprintf(cs->question, sizeof(cs->question), "%s", m->question);
 	clock_rfc3339(when, sizeof(when), m->start_ns, 0);
 	snprintf(cs->label, sizeof(cs->label), "%s (%s)", m->id, when);
-}
-
-static int diff_text(const struct prof_diff *d, char **out, size_t *len)
-{
-	FILE *f = open_memstream(out, len);
-	int ret;
-
-	if (!f)
-		return -ENOMEM;
-	ret = prof_diff_write(d, f, 1);
-	if (fclose(f) && ret >= 0)
-		ret = -ENOMEM;
-	if (ret < 0) {
-		free(*out);
-		*out = NULL;
-		return ret;
-	}
-	return 0;
-}
-
-static int diff_page(const struct prof_diff *d, const struct compare_side *a,
-		     const struct compare_side *b, char **out, size_t *len)
-{
-	FILE *f = open_memstream(out, len);
-	int ret;
-
-	if (!f)
-		return -ENOMEM;
-	ret = compare_write_page(d, a, b, ASSETS, f);
-	if (fclose(f) && !ret)
-		ret = -ENOMEM;
-	if (ret) {
-		free(*out);
-		*out = NULL;
-	}
-	return ret;
 }
 
 int view_compare(struct store *s, const char *base, const char *next, bool collapsed, char **out,
@@ -163,7 +145,9 @@ int view_compare(struct store *s, const char *base, const char *next, bool colla
 		ret = compare_profiles(&a, &b, &d, err, size);
 	}
 	if (!ret) {
-		ret = collapsed ? diff_text(d, out, len) : diff_page(d, &a, &b, out, len);
+		struct view_out v = { .d = d, .a = collapsed ? NULL : &a, .b = &b };
+
+		ret = to_text(&v, out, len);
 		if (ret)
 			snprintf(err, size, "cannot compare: %s", strerror(-ret));
 	}

@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "base/fileio.h"
 #include "base/proc.h"
 #include "base/text.h"
 
@@ -57,17 +59,14 @@ double busiest_cpu_percent(unsigned long long ticks, unsigned long long start_ti
 
 static double read_uptime(const char *proc_root)
 {
-	char path[512], buf[64] = "";
+	char path[512], *text = NULL;
 	double up = 0;
-	FILE *f;
+	size_t len;
 
 	snprintf(path, sizeof(path), "%s/uptime", proc_root);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	if (fgets(buf, sizeof(buf), f))
-		up = strtod(buf, NULL);
-	fclose(f);
+	if (!read_file_bounded(AT_FDCWD, path, 256, &text, &len)) /* "12345.67 890.12\n" */
+		up = strtod(text, NULL);
+	free(text);
 	return up;
 }
 

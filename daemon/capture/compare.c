@@ -29,20 +29,8 @@
 /* A profile directory's pprof file. */
 #define STORED "profile.pb.gz"
 
-/* Writes the message to @err (may be NULL) and returns @ret. */
-static int fail(char *err, size_t size, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t size, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && size) {
-		va_start(ap, fmt);
-		vsnprintf(err, size, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
+/* The message into @err (may be NULL), and @ret. */
+#define fail(err, size, ret, ...) (text_setf((err), (size), __VA_ARGS__), (ret))
 
 /* ---- loading ---- */
 
