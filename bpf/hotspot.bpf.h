@@ -71,6 +71,16 @@ static __always_inline __s32 uw_blob_s32(struct uw_state *s, __u32 off)
 	return v;
 }
 
+static __always_inline __s32 uw_blob_s16(struct uw_state *s, __u32 off)
+{
+	__s16 v = 0;
+
+	if (off > UW_JVM_BLOB_READ - 2)
+		return 0;
+	__builtin_memcpy(&v, &s->blob[off & (UW_JVM_BLOB_READ - 1)], sizeof(v));
+	return v;
+}
+
 /* Appends @v to the stack. Returns 0, or 1 when it is full. */
 static __always_inline int uw_push_word(struct uw_state *s, __u64 v)
 {
@@ -248,7 +258,10 @@ static __always_inline long uw_jvm_step(struct uw_loop *l, struct uw_state *s, _
 				 ((__u32)(s->ip - blob) & ~UW_JAVA_LEAF) |
 				 (s->adjust ? 0 : UW_JAVA_LEAF)))
 		return 1;
-	return uw_jvm_sized_step(l, s, code, uw_blob_s32(s, j->blob_frame_complete),
+	return uw_jvm_sized_step(l, s, code,
+				 j->blob_frame_complete_width == 2 ?
+					 uw_blob_s16(s, j->blob_frame_complete) :
+					 uw_blob_s32(s, j->blob_frame_complete),
 				 uw_blob_s32(s, j->blob_frame_size));
 }
 

@@ -121,8 +121,9 @@ struct uw_jvm {
 	__u16 heapblock;	   /* sizeof(HeapBlock): a blob starts after its segment's header */
 	__u16 blob_name;	   /* CodeBlob::_name (const char *) */
 	__u16 blob_frame_size;	   /* CodeBlob::_frame_size (int, words) */
-	__u16 blob_frame_complete; /* CodeBlob::_frame_complete_offset (int, from code start) */
-	__u16 blob_code;	   /* CodeBlob::_code_begin (pointer) or _code_offset (int) */
+	__u16 blob_frame_complete; /* CodeBlob::_frame_complete_offset (from code start) */
+	__u16 blob_frame_complete_width; /* its bytes: 4 (int, JDK 17) or 2 (int16_t, JDK 25) */
+	__u16 blob_code;		 /* CodeBlob::_code_begin (pointer) or _code_offset (int) */
 	__u16 blob_code_is_offset;
 	__u16 nm_compile_id;	/* nmethod::_compile_id (int) */
 	__u16 interp_method;	/* interpreted frame: bytes below rbp of the Method* slot */

@@ -59,6 +59,20 @@ static int read_heap(const struct jvm_hotspot *hs, jvm_read_fn_t read, void *ctx
 	return 0;
 }
 
+/* CodeBlob::_frame_complete_offset, an int up to JDK 22 and an int16_t since (width 0: a
+ * table that does not say, taken as an int). */
+static int frame_complete(const struct jvm_hotspot *hs, struct uw_jvm *out)
+{
+	unsigned int width = hs->width[JVM_HS_CODEBLOB_FRAME_COMPLETE];
+
+	if (!width)
+		width = 4;
+	if (width != 2 && width != 4)
+		return -EINVAL;
+	out->blob_frame_complete_width = (uint16_t)width;
+	return blob_offset(hs, JVM_HS_CODEBLOB_FRAME_COMPLETE, width, &out->blob_frame_complete);
+}
+
 static int fill_offsets(const struct jvm_hotspot *hs, struct uw_jvm *out)
 {
 	int err;
@@ -70,7 +84,7 @@ static int fill_offsets(const struct jvm_hotspot *hs, struct uw_jvm *out)
 	if (!err)
 		err = blob_offset(hs, JVM_HS_CODEBLOB_FRAME_SIZE, 4, &out->blob_frame_size);
 	if (!err)
-		err = blob_offset(hs, JVM_HS_CODEBLOB_FRAME_COMPLETE, 4, &out->blob_frame_complete);
+		err = frame_complete(hs, out);
 	if (!err)
 		err = blob_offset(hs, JVM_HS_CODEBLOB_CODE, 8, &out->blob_code);
 	if (!err)

@@ -119,10 +119,43 @@ static int check_layout(const struct jvm_vms_layout *l)
 		return -EINVAL;
 	if (!fits(l->s_type_name, 8, l->s_stride) || !fits(l->s_field_name, 8, l->s_stride) ||
 	    !fits(l->s_is_static, 4, l->s_stride) || !fits(l->s_offset, 8, l->s_stride) ||
-	    !fits(l->s_address, 8, l->s_stride))
+	    !fits(l->s_address, 8, l->s_stride) || !fits(l->s_type_string, 8, l->s_stride))
 		return -EINVAL;
 	if (!fits(l->t_type_name, 8, l->t_stride) || !fits(l->t_size, 8, l->t_stride))
 		return -EINVAL;
+	return 0;
+}
+
+/* The widths of the fixed-width integer types HotSpot's tables name. */
+static const struct {
+	const char *name;
+	uint8_t width;
+} int_types[] = {
+	{ "int8_t", 1 },   { "uint8_t", 1 },  { "u1", 1 },	 { "jbyte", 1 },
+	{ "bool", 1 },	   { "int16_t", 2 },  { "uint16_t", 2 }, { "u2", 2 },
+	{ "jshort", 2 },   { "short", 2 },    { "int", 4 },	 { "int32_t", 4 },
+	{ "uint32_t", 4 }, { "u4", 4 },	      { "jint", 4 },	 { "unsigned int", 4 },
+	{ "int64_t", 8 },  { "uint64_t", 8 }, { "u8", 8 },	 { "jlong", 8 },
+	{ "intx", 8 },	   { "uintx", 8 },    { "size_t", 8 },
+};
+
+/* The width of the value of a field whose type string is at @addr: 0 when it names no
+ * integer type above, or cannot be read (a width is a hint, never a reason to fail). */
+static uint8_t value_width(struct reader *r, uint64_t addr)
+{
+	char buf[16] = "";
+	size_t n, i;
+
+	if (!addr)
+		return 0;
+	n = PAGE - (size_t)(addr % PAGE);
+	n = n < sizeof(buf) - 1 ? n : sizeof(buf) - 1;
+	if (r->read(r->ctx, addr, buf, n))
+		return 0;
+	buf[n] = '\0';
+	for (i = 0; i < sizeof(int_types) / sizeof(int_types[0]); i++)
+		if (!strcmp(buf, int_types[i].name))
+			return int_types[i].width;
 	return 0;
 }
 
@@ -146,6 +179,7 @@ static int add_field(struct reader *r, const struct jvm_vms_layout *l, const uin
 	f.is_static = is_static != 0;
 	f.offset = get64(e, l->s_offset);
 	f.address = get64(e, l->s_address);
+	f.width = value_width(r, get64(e, l->s_type_string));
 	if (!f.is_static && f.offset > JVM_VMS_VALUE_MAX)
 		return -EINVAL;
 	if (array_ensure((void **)&vs->fields, &vs->fields_cap, sizeof(f), vs->nfields + 1))
@@ -432,6 +466,7 @@ static const char *const layout_syms[] = {
 	"gHotSpotVMStructEntryIsStaticOffset",
 	"gHotSpotVMStructEntryOffsetOffset",
 	"gHotSpotVMStructEntryAddressOffset",
+	"gHotSpotVMStructEntryTypeStringOffset",
 	"gHotSpotVMTypes",
 	"gHotSpotVMTypeEntryArrayStride",
 	"gHotSpotVMTypeEntryTypeNameOffset",
@@ -498,14 +533,14 @@ static int load_bias(const struct elf_file *ef, uint64_t start, uint64_t *bias)
 	return -EINVAL;
 }
 
-/* Reads the eleven layout words from the process into @l. */
+/* Reads the twelve layout words from the process into @l (in layout_syms' order). */
 static int read_layout(uint32_t tgid, const uint64_t *vaddr, uint64_t bias,
 		       struct jvm_vms_layout *l)
 {
-	uint64_t *dst[NLAYOUT] = { &l->structs,	     &l->s_stride,    &l->s_type_name,
-				   &l->s_field_name, &l->s_is_static, &l->s_offset,
-				   &l->s_address,    &l->types,	      &l->t_stride,
-				   &l->t_type_name,  &l->t_size };
+	uint64_t *dst[NLAYOUT] = { &l->structs,	     &l->s_stride,	&l->s_type_name,
+				   &l->s_field_name, &l->s_is_static,	&l->s_offset,
+				   &l->s_address,    &l->s_type_string, &l->types,
+				   &l->t_stride,     &l->t_type_name,	&l->t_size };
 	size_t i;
 	int err;
 
@@ -811,6 +846,7 @@ static bool extract_one(const struct jvm_vmstructs *vs, enum jvm_hs id, struct j
 			hs->val[id] = f->is_static ? f->address : f->offset;
 			hs->type[id] = f->type;
 			hs->field[id] = f->name;
+			hs->width[id] = f->width;
 			if (hs_table[id].offset_name && !strcmp(field, hs_table[id].offset_name))
 				hs->is_offset |= 1ull << id;
 			return true;

@@ -36,7 +36,8 @@
 struct jvm_vms_layout {
 	uint64_t structs; /* gHotSpotVMStructs: address of the first struct entry */
 	uint64_t s_stride, s_type_name, s_field_name, s_is_static, s_offset, s_address;
-	uint64_t types; /* gHotSpotVMTypes */
+	uint64_t s_type_string; /* the field's C type ("int16_t"): its width, see jvm_vms_field */
+	uint64_t types;		/* gHotSpotVMTypes */
 	uint64_t t_stride, t_type_name, t_size;
 };
 
@@ -54,6 +55,11 @@ struct jvm_vms_field {
 	bool is_static;
 	uint64_t offset;  /* non-static: offset in the type */
 	uint64_t address; /* static: the field's address in the process */
+	/* The bytes of the field's value when its type string names a fixed-width integer
+	 * ("int16_t", "int", "u2", "uint64_t"...); 0 for any other type or one not readable.
+	 * HotSpot narrows fields between releases (CodeBlob::_frame_complete_offset: int in
+	 * JDK 17, int16_t in 25): a reader must not assume a width. */
+	uint8_t width;
 };
 
 struct jvm_vms_type {
@@ -180,6 +186,7 @@ struct jvm_hotspot {
 	/* bit i: the name found holds an offset from the blob where others held a pointer
 	 * (CodeBlob::_code_offset for _code_begin, nmethod::_scopes_data_offset) */
 	uint64_t is_offset;
+	uint8_t width[JVM_HS_COUNT]; /* a field's jvm_vms_field width: 0 unknown */
 };
 
 /* True for an entry only some JDKs have (not counted as missing by jvm_hotspot_extract()). */

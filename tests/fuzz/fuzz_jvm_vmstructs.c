@@ -3,7 +3,8 @@
  * libFuzzer target over the VMStructs decoder (runtimes/jvm/jvm_vmstructs.c). The input's
  * first 14 bytes are the layout: the struct entry stride and its five field offsets, the type
  * entry stride and its two field offsets (one byte each, so strides up to 255 and offsets past
- * them are reached), then the two tables' offsets in the memory (16-bit little endian); the
+ * them are reached), then the two tables' offsets in the memory (16-bit little endian), then
+ * the offset of the struct entry's type string (its width: 0, 1, 2, 4 or 8); the
  * rest of the input is the memory, mapped at 0x10000, which the entries' pointers reach. On
  * success every name must be printable ASCII within JVM_VMS_NAME_MAX, every entry must be
  * found again by its lookup, and the extract and the flag reader (JVMFlag entries pointing
@@ -61,6 +62,9 @@ static void check(const struct jvm_vmstructs *vs, struct mem *m)
 			abort();
 		if (!f->is_static && f->offset > JVM_VMS_VALUE_MAX)
 			abort();
+		if (f->width != 0 && f->width != 1 && f->width != 2 && f->width != 4 &&
+		    f->width != 8)
+			abort();
 	}
 	for (i = 0; i < jvm_vmstructs__ntypes(vs); i++) {
 		const struct jvm_vms_type *t = jvm_vmstructs__type_at(vs, i);
@@ -89,13 +93,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.s_is_static = data[3],
 		.s_offset = data[4],
 		.s_address = data[5],
+		.s_type_string = data[13],
 		.t_stride = data[6],
 		.t_type_name = data[7],
 		.t_size = data[8],
 		.structs = BASE + (data[9] | (uint64_t)data[10] << 8),
 		.types = BASE + (data[11] | (uint64_t)data[12] << 8),
 	};
-	(void)data[13];
 	if (jvm_vmstructs__decode(&l, mem_read, &m, &vs))
 		return 0;
 	check(vs, &m);

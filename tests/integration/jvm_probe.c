@@ -85,9 +85,10 @@ static int cmd_vmstructs(uint32_t pid, bool dump)
 									      "MISSING");
 				continue;
 			}
-			printf("%s = %s%s%s 0x%" PRIx64 "%s\n", jvm_hotspot_label((enum jvm_hs)i),
+			printf("%s = %s%s%s 0x%" PRIx64 "%s", jvm_hotspot_label((enum jvm_hs)i),
 			       hs.type[i], hs.field[i] ? "::" : "", hs.field[i] ? hs.field[i] : "",
 			       hs.val[i], hs.is_offset & (1ull << i) ? " (offset)" : "");
+			printf(hs.width[i] ? " (%u bytes)\n" : "\n", hs.width[i]);
 		}
 	}
 	jvm_vmstructs__free(vs);

@@ -37,6 +37,12 @@ for jdk in $JDKS; do
 	rc=$?
 	cat "$TMP/vms.$name.err" "$TMP/vms.$name" >&2
 	[ "$rc" -eq 0 ] || fail "$name: VMStructs fields missing (rc $rc): $(grep MISSING "$TMP/vms.$name" | tr '\n' ' ')"
+	# CodeBlob::_frame_complete_offset narrowed from int to int16_t in JDK 23: its width must
+	# come from the table's type string (read as an int, JDK 25's stacks lost their callers)
+	spec=$("$jdk/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/.*java.specification.version = //p')
+	want=4 && [ "${spec%%.*}" -ge 23 ] && want=2
+	grep -q "^CodeBlob::_frame_complete_offset = .* ($want bytes)\$" "$TMP/vms.$name" ||
+		fail "$name (Java $spec): _frame_complete_offset is not $want bytes: $(grep _frame_complete "$TMP/vms.$name")"
 
 	t0=$(date +%s%N)
 	"$JVM_PROBE" attach "$JVM_PID" threaddump >"$TMP/dump.$name" 2>"$TMP/dump.$name.err" ||

@@ -71,6 +71,10 @@ enum uw_case {
 	UW_FAULT_HEAP,
 	UW_NULL_HEAP,
 	UW_NEG_LEN,
+	UW_COMPLETE_16,	     /* JDK 25: _frame_complete_offset is an int16_t */
+	UW_COMPLETE_16_LAST, /* ... in the last two bytes the kernel reads of a blob */
+	UW_COMPLETE_32_LAST, /* an int there runs past them */
+	UW_COMPLETE_8,	     /* a width no JDK uses */
 };
 
 struct build_row {
@@ -101,7 +105,29 @@ static const struct build_row build_rows[] = {
 	{ "read fault: the array", UW_FAULT_ARRAY, 1, -EFAULT },
 	{ "read fault: a heap", UW_FAULT_HEAP, 2, -EFAULT },
 	{ "NULL heap", UW_NULL_HEAP, 2, -EINVAL },
+	{ "frame complete: int16_t", UW_COMPLETE_16, 1, 0 },
+	{ "frame complete: int16_t, last bytes", UW_COMPLETE_16_LAST, 1, 0 },
+	{ "frame complete: int, past the read", UW_COMPLETE_32_LAST, 1, -EINVAL },
+	{ "frame complete: 8 bytes", UW_COMPLETE_8, 1, -EINVAL },
 };
+
+/* The width and offset of _frame_complete_offset case @c sets (0: hs_init's). */
+static void complete_case(enum uw_case c, struct jvm_hotspot *hs)
+{
+	if (c == UW_COMPLETE_16 || c == UW_COMPLETE_16_LAST)
+		hs->width[JVM_HS_CODEBLOB_FRAME_COMPLETE] = 2;
+	if (c == UW_COMPLETE_32_LAST)
+		hs->width[JVM_HS_CODEBLOB_FRAME_COMPLETE] = 4;
+	if (c == UW_COMPLETE_8)
+		hs->width[JVM_HS_CODEBLOB_FRAME_COMPLETE] = 8;
+	if (c == UW_COMPLETE_16_LAST || c == UW_COMPLETE_32_LAST)
+		hs->val[JVM_HS_CODEBLOB_FRAME_COMPLETE] = UW_JVM_BLOB_READ - 2;
+}
+
+static unsigned int complete_width(enum uw_case c)
+{
+	return c == UW_COMPLETE_16 || c == UW_COMPLETE_16_LAST ? 2 : 4;
+}
 
 static void test_build(void **state)
 {
@@ -163,7 +189,8 @@ static void test_build(void **state)
 			img_w64(im, heap[0] + 48, 0);
 			break;
 		case UW_BLOB_OFF:
-			hs.val[JVM_HS_NMETHOD_COMPILE_ID] = UW_JVM_BLOB_READ - 2; /* an int past it */
+			hs.val[JVM_HS_NMETHOD_COMPILE_ID] = UW_JVM_BLOB_READ -
+							    2; /* an int past it */
 			break;
 		case UW_HEAPBLOCK:
 			hs.val[JVM_HS_HEAPBLOCK_SIZE] = 65;
@@ -176,6 +203,9 @@ static void test_build(void **state)
 			break;
 		case UW_NULL_HEAP:
 			img_w64(im, data + 8, 0);
+			break;
+		default:
+			complete_case(r->c, &hs);
 			break;
 		}
 		memset(&out, 0xa5, sizeof(out));
@@ -197,7 +227,9 @@ static void test_build(void **state)
 			assert_int_equal(out.heapblock, 16);
 			assert_int_equal(out.blob_name, 8);
 			assert_int_equal(out.blob_frame_size, 0x2c);
-			assert_int_equal(out.blob_frame_complete, 0x28);
+			assert_int_equal(out.blob_frame_complete,
+					 r->c == UW_COMPLETE_16_LAST ? UW_JVM_BLOB_READ - 2 : 0x28);
+			assert_int_equal(out.blob_frame_complete_width, complete_width(r->c));
 			assert_int_equal(out.blob_code, 0x24);
 			assert_int_equal(out.blob_code_is_offset, 1);
 			assert_int_equal(out.nm_compile_id, 0xd0);
@@ -213,10 +245,12 @@ static void test_build(void **state)
 static void test_each_needed(void **state)
 {
 	static const enum jvm_hs ids[] = {
-		JVM_HS_CODECACHE_HEAPS,	       JVM_HS_CODEHEAP_MEMORY,	  JVM_HS_CODEHEAP_SEGMAP,
-		JVM_HS_CODEHEAP_LOG2_SEGMENT,  JVM_HS_VIRTUALSPACE_LOW,	  JVM_HS_VIRTUALSPACE_HIGH,
-		JVM_HS_GROWABLE_DATA,	       JVM_HS_GROWABLE_LEN,	  JVM_HS_HEAPBLOCK_SIZE,
-		JVM_HS_CODEBLOB_NAME,	       JVM_HS_CODEBLOB_FRAME_SIZE, JVM_HS_CODEBLOB_CODE,
+		JVM_HS_CODECACHE_HEAPS,		JVM_HS_CODEHEAP_MEMORY,
+		JVM_HS_CODEHEAP_SEGMAP,		JVM_HS_CODEHEAP_LOG2_SEGMENT,
+		JVM_HS_VIRTUALSPACE_LOW,	JVM_HS_VIRTUALSPACE_HIGH,
+		JVM_HS_GROWABLE_DATA,		JVM_HS_GROWABLE_LEN,
+		JVM_HS_HEAPBLOCK_SIZE,		JVM_HS_CODEBLOB_NAME,
+		JVM_HS_CODEBLOB_FRAME_SIZE,	JVM_HS_CODEBLOB_CODE,
 		JVM_HS_CODEBLOB_FRAME_COMPLETE, JVM_HS_NMETHOD_COMPILE_ID,
 	};
 	struct jvm_hotspot hs;

@@ -69,6 +69,7 @@ struct fdef {
 	const char *type, *name;
 	int is_static;
 	uint64_t value;
+	const char *vtype; /* the type string, NULL: none */
 };
 
 /* The struct table: typeName 0, fieldName 8, typeString 16, isStatic 24, offset 32, address 40. */
@@ -84,6 +85,7 @@ static uint64_t put_fields(struct img *im, const struct fdef *f, size_t n)
 
 		put64(e[i], 0, str(im, f[i].type));
 		put64(e[i], 8, f[i].name ? str(im, f[i].name) : 0);
+		put64(e[i], 16, f[i].vtype ? str(im, f[i].vtype) : 0);
 		memcpy(e[i] + 24, &st, sizeof(st));
 		put64(e[i], st ? 40 : 32, f[i].value);
 	}
@@ -110,10 +112,15 @@ static uint64_t put_types(struct img *im, const char *const *names, const uint64
 }
 
 static const struct fdef good_fields[] = {
-	{ "CodeBlob", "_name", 0, 8 },		 { "CodeBlob", "_frame_size", 0, 0x2c },
-	{ "CodeBlob", "_code_offset", 0, 0x24 }, { "CodeCache", "_heaps", 1, 0x7f0000abc000ull },
-	{ "Thread", "_osthread", 0, 0x3f8 },	 { "nmethod", "_scopes_data_offset", 0, 0xc8 },
+	{ "CodeBlob", "_name", 0, 8, "const char*" },
+	{ "CodeBlob", "_frame_size", 0, 0x2c, "int" },
+	{ "CodeBlob", "_code_offset", 0, 0x24, "int" },
+	{ "CodeCache", "_heaps", 1, 0x7f0000abc000ull, "GrowableArray<CodeHeap*>*" },
+	{ "Thread", "_osthread", 0, 0x3f8, NULL },
+	{ "nmethod", "_scopes_data_offset", 0, 0xc8, "int" },
 	{ "CodeBlob", "_name", 0, 0x99 }, /* a duplicate: the first one wins */
+	{ "CodeBlob", "_frame_complete_offset", 0, 0x36, "int16_t" },
+	{ "nmethod", "_compile_id", 0, 0xa0, "int16_t_and_more" }, /* no integer type */
 };
 static const char *const good_types[] = { "CodeBlob", "Symbol", "HeapBlock" };
 static const uint64_t good_sizes[] = { 64, 16, 8 };
@@ -133,6 +140,7 @@ enum mutation {
 	M_OFFSET_ABSURD,
 	M_SIZE_ABSURD,
 	M_TYPES_TRUNCATED,
+	M_VTYPE_NOWHERE, /* a type string pointer outside the image: width 0, not an error */
 };
 
 /* Builds the good tables with @m applied; the layout in @l. */
@@ -169,6 +177,7 @@ static void build(struct img *im, enum mutation m, struct jvm_vms_layout *l)
 				      .s_is_static = 24,
 				      .s_offset = 32,
 				      .s_address = 40,
+				      .s_type_string = 16,
 				      .t_stride = STRIDE,
 				      .t_type_name = 0,
 				      .t_size = 32 };
@@ -176,6 +185,8 @@ static void build(struct img *im, enum mutation m, struct jvm_vms_layout *l)
 	l->types = put_types(im, good_types, sizes, ARRAY_SIZE(good_types));
 	if (m == M_NAME_NOWHERE)
 		put64(im->mem + (l->structs - BASE) + STRIDE, 8, BASE + IMG_SIZE + 4096);
+	if (m == M_VTYPE_NOWHERE)
+		put64(im->mem + (l->structs - BASE) + STRIDE, 16, BASE + IMG_SIZE + 4096);
 	if (m == M_TRUNCATED)
 		im->limit = (size_t)(l->structs - BASE) + 3 * STRIDE + 10;
 	/* The type names lie before their table: cut inside the table's second entry. */
@@ -211,6 +222,7 @@ static void test_decode(void **state)
 		{ M_NAME_CONTROL, -EILSEQ },
 		{ M_OFFSET_ABSURD, -EINVAL },
 		{ M_SIZE_ABSURD, -EINVAL },
+		{ M_VTYPE_NOWHERE, 0 },
 	};
 	struct img *im = malloc(sizeof(*im));
 	struct jvm_vms_layout l;
@@ -230,6 +242,8 @@ static void test_decode(void **state)
 		}
 		assert_int_equal(jvm_vmstructs__nfields(vs), ARRAY_SIZE(good_fields));
 		assert_int_equal(jvm_vmstructs__ntypes(vs), ARRAY_SIZE(good_types));
+		assert_int_equal(jvm_vmstructs__field(vs, "CodeBlob", "_frame_size")->width,
+				 cases[i].m == M_VTYPE_NOWHERE ? 0 : 4);
 		jvm_vmstructs__free(vs);
 	}
 	free(im);
@@ -255,6 +269,11 @@ static void test_lookup(void **state)
 	assert_non_null(f);
 	assert_true(f->is_static);
 	assert_int_equal(f->address, 0x7f0000abc000ull);
+	assert_int_equal(f->width, 0); /* a pointer */
+	assert_int_equal(jvm_vmstructs__field(vs, "CodeBlob", "_frame_complete_offset")->width, 2);
+	assert_int_equal(jvm_vmstructs__field(vs, "CodeBlob", "_code_offset")->width, 4);
+	assert_int_equal(jvm_vmstructs__field(vs, "Thread", "_osthread")->width, 0);
+	assert_int_equal(jvm_vmstructs__field(vs, "nmethod", "_compile_id")->width, 0);
 	assert_null(jvm_vmstructs__field(vs, "CodeBlob", "_nope"));
 	assert_null(jvm_vmstructs__field(vs, "Nope", "_name"));
 	assert_null(jvm_vmstructs__field(vs, NULL, "_name"));
@@ -286,10 +305,14 @@ static void test_extract(void **state)
 	build(im, M_NONE, &l);
 	assert_int_equal(jvm_vmstructs__decode(&l, img_read, im, &vs), 0);
 	missing = jvm_hotspot_extract(vs, &hs);
-	/* Found: _name, _frame_size, _code_offset, _heaps, _osthread, _scopes_data_offset and
-	 * the sizes of HeapBlock; everything else is missing, and the seven entries only some JDKs
-	 * have are not counted. */
-	assert_int_equal(missing, JVM_HS_COUNT - 7 - 7);
+	/* Found: _name, _frame_size, _code_offset, _heaps, _osthread, _scopes_data_offset,
+	 * _frame_complete_offset, _compile_id and the sizes of HeapBlock; everything else is
+	 * missing, and the seven entries only some JDKs have are not counted. */
+	assert_int_equal(missing, JVM_HS_COUNT - 7 - 9);
+	assert_int_equal(hs.width[JVM_HS_CODEBLOB_FRAME_COMPLETE], 2);
+	assert_int_equal(hs.val[JVM_HS_CODEBLOB_FRAME_COMPLETE], 0x36);
+	assert_int_equal(hs.width[JVM_HS_CODEBLOB_FRAME_SIZE], 4);
+	assert_int_equal(hs.width[JVM_HS_NMETHOD_COMPILE_ID], 0);
 	assert_true(hs.found & (1ull << JVM_HS_CODEBLOB_CODE));
 	assert_true(hs.is_offset & (1ull << JVM_HS_CODEBLOB_CODE));
 	assert_int_equal(hs.val[JVM_HS_CODEBLOB_CODE], 0x24);
