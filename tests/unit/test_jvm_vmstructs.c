@@ -242,8 +242,10 @@ static void test_decode(void **state)
 		}
 		assert_int_equal(jvm_vmstructs__nfields(vs), ARRAY_SIZE(good_fields));
 		assert_int_equal(jvm_vmstructs__ntypes(vs), ARRAY_SIZE(good_types));
-		assert_int_equal(jvm_vmstructs__field(vs, "CodeBlob", "_frame_size")->width,
-				 cases[i].m == M_VTYPE_NOWHERE ? 0 : 4);
+		/* entry 1 (_frame_size, renamed by M_NAME_AT_CAP) holds the type string */
+		if (cases[i].m != M_NAME_AT_CAP)
+			assert_int_equal(jvm_vmstructs__field(vs, "CodeBlob", "_frame_size")->width,
+					 cases[i].m == M_VTYPE_NOWHERE ? 0 : 4);
 		jvm_vmstructs__free(vs);
 	}
 	free(im);
