@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/fileio.h"
 
@@ -20,6 +21,15 @@ int proc_path(char *buf, size_t size, const char *proc_root, uint32_t pid, const
 	int n = snprintf(buf, size, "%s/%u/%s", proc_root ? proc_root : "/proc", pid, name);
 
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+bool proc_exists(const char *proc_root, uint32_t pid)
+{
+	char path[512];
+
+	if (proc_path(path, sizeof(path), proc_root, pid, ""))
+		return true;
+	return !access(path, F_OK) || errno != ENOENT;
 }
 
 int proc_read(const char *proc_root, uint32_t pid, const char *name, size_t max, char **out,

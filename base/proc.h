@@ -7,6 +7,7 @@
 #ifndef SLIDEOPS_BASE_PROC_H
 #define SLIDEOPS_BASE_PROC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,10 @@ struct proc_stat {
 
 /* -ESRCH for -ENOENT and -ESRCH (the process exited), else @err. */
 int proc_gone(int err);
+
+/* False only when @pid is certainly gone (its /proc directory is not there): a cache of a
+ * profiler that stays loaded drops it then. A zombie still exists. */
+bool proc_exists(const char *proc_root, uint32_t pid);
 
 /* "@proc_root/@pid/@name" into @buf. Returns 0 or -ENAMETOOLONG. */
 int proc_path(char *buf, size_t size, const char *proc_root, uint32_t pid, const char *name);

@@ -126,6 +126,7 @@ static const struct key root_keys[] = {
 	NUM(struct config, "retention_per_service", retention_per_service, K_UINT, 1, 1000),
 	{ "continuous", K_BOOL, 0, offsetof(struct config, continuous), sizeof(bool), 0, 0, NULL },
 	NUM(struct config, "continuous_hz", continuous_hz, K_UINT, 1, 1000),
+	NUM(struct config, "continuous_window_seconds", continuous_window_s, K_UINT, 5, 60),
 	NUM(struct config, "continuous_retention_hours", continuous_retention_hours, K_UINT, 1,
 	    720),
 	STR(struct config, "log_level", log_level, K_LEVEL, F_NONEMPTY),
@@ -703,6 +704,7 @@ void config_defaults(struct config *c)
 	c->continuous_retention_hours = 24;
 	c->continuous = false;
 	c->continuous_hz = 19;
+	c->continuous_window_s = 60;
 	env = getenv("KUBERNETES_SERVICE_HOST");
 	c->kube_enabled = env && *env;
 	derive_path(c->spool_dir, c->store_dir, SPOOL_NAME);

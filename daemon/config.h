@@ -32,6 +32,7 @@ struct config {
 	unsigned continuous_retention_hours; /* default 24 */
 	bool continuous;		     /* default false */
 	unsigned continuous_hz;		     /* default 19 */
+	unsigned continuous_window_s;	     /* continuous_window_seconds, default 60 */
 	/* kubernetes */
 	bool kube_enabled; /* default: true if KUBERNETES_SERVICE_HOST is set or kubeconfig given */
 	char kubeconfig[512]; /* default "" = in-cluster credentials */

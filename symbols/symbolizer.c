@@ -15,6 +15,7 @@
 #include "base/clock.h"
 #include "base/fileio.h"
 #include "base/log.h"
+#include "base/proc.h"
 #include "base/safe_open.h"
 #include "base/text.h"
 #include "symbols/elf_file.h"
@@ -726,6 +727,24 @@ int symbolizer__add_process(struct symbolizer *s, int tgid)
 	}
 	dso_trim(s);
 	return 0;
+}
+
+int symbolizer__sweep(struct symbolizer *s)
+{
+	struct list *l, *next;
+	struct proc *p;
+	int n = 0;
+
+	for (l = s->proc_lru.next; l != &s->proc_lru; l = next) {
+		next = l->next;
+		p = container_of(l, struct proc, lru);
+		if (proc_exists(s->proc_root, (uint32_t)p->tgid))
+			continue;
+		proc_remove(s, p);
+		n++;
+	}
+	dso_trim(s);
+	return n;
 }
 
 static struct proc *proc_find(struct symbolizer *s, int tgid)

@@ -60,6 +60,13 @@ void symbolizer__free(struct symbolizer *s);
 int symbolizer__add_process(struct symbolizer *s, int tgid);
 
 /*
+ * Drops the snapshots of the processes that exited (a profiler that stays loaded calls it
+ * after each interval's samples are named), and the ELF tables no process uses past the cache
+ * bound. Returns the number of snapshots dropped.
+ */
+int symbolizer__sweep(struct symbolizer *s);
+
+/*
  * Names @ip of @tgid. Snapshots the process first if it was never added. Returns 0 with @out
  * filled (name may be NULL: then show dso+0xdso_addr); -ESRCH if the process was never seen and
  * is gone; -ENOENT if @ip is in no mapping.

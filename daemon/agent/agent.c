@@ -24,6 +24,7 @@
 #include "daemon/agent/annotations.h"
 #include "daemon/agent/api.h"
 #include "daemon/agent/audit.h"
+#include "daemon/agent/continuous.h"
 #include "daemon/agent/http.h"
 #include "daemon/agent/jobs.h"
 #include "daemon/agent/kube.h"
@@ -51,7 +52,9 @@ struct daemon {
 	struct audit *audit;
 	struct sink *sink;
 	struct jobs *jobs;
-	struct annotations *ann; /* when Kubernetes is on */
+	struct jobs_opts jobs_opts;    /* the worker's, which continuous profiling shares */
+	struct continuous *continuous; /* when the config turns it on */
+	struct annotations *ann;       /* when Kubernetes is on */
 	struct api *api;
 	struct api_metrics metrics;
 	char captures_dir[528];
@@ -322,6 +325,19 @@ static int open_state(struct daemon *d)
 	return 0;
 }
 
+/* Continuous profiling, when the config asks for it: after the watches, so that its first
+ * window names the Services. */
+static int start_continuous(struct daemon *d)
+{
+	struct continuous_opts co = { .freq_hz = d->cfg.continuous_hz,
+				      .window_s = d->cfg.continuous_window_s,
+				      .jobs = &d->jobs_opts };
+
+	if (!d->cfg.continuous)
+		return 0;
+	return continuous__new(&co, &d->continuous); /* logged */
+}
+
 /* The capture worker, then (with Kubernetes) the request thread and the watches. */
 static int start_workers(struct daemon *d)
 {
@@ -346,6 +362,7 @@ static int start_workers(struct daemon *d)
 	err = capture_leftovers(NULL, NULL);
 	if (err > 0)
 		pr_info("removed %d placements an earlier capture left in containers", err);
+	d->jobs_opts = jo;
 	err = jobs__new(&jo, &d->jobs);
 	if (err)
 		return pr_err_errno(err, "cannot start the capture worker");
@@ -369,7 +386,7 @@ static int start_workers(struct daemon *d)
 		annotations__start(d->ann, d->kube);
 	}
 	jobs__start(d->jobs);
-	return 0;
+	return start_continuous(d);
 }
 
 static int start(struct daemon *d)
@@ -401,6 +418,9 @@ static void stop(struct daemon *d)
 	/* no new API requests; connection threads are joined */
 	api__free(d->api);
 	d->api = NULL;
+	/* the continuous window running is not stored */
+	continuous__free(d->continuous);
+	d->continuous = NULL;
 	/* no new jobs, the running capture stops; then the threads that queue jobs end first */
 	jobs__stop(d->jobs);
 	annotations__stop(d->ann);

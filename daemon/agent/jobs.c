@@ -243,6 +243,7 @@ static char *sink_metadata(const struct job *j, const char *node, const struct s
 		return NULL;
 	if (j->service_ns[0])
 		json_object_set_new(doc, "namespace", json_string(j->service_ns));
+	json_object_set_new(doc, "continuous", json_boolean(m->continuous));
 	v = json_object_get(summary, "start");
 	json_object_set_new(doc, "start",
 			    json_is_string(v) ? json_incref(v) :
@@ -278,24 +279,23 @@ static json_t *load_summary(const char *dir)
 
 /* Spools the stored profile @m (in @dir) to the sink; a failure is logged, not returned: the
  * profile is stored locally all the same. */
-static void spool(struct jobs *js, const struct job *j, const struct store_meta *m, json_t *summary,
-		  const char *dir)
+static void spool(const struct jobs_opts *o, const struct job *j, const struct store_meta *m,
+		  json_t *summary, const char *dir)
 {
 	char pprof[640], *meta_json;
 	int ret;
 
-	meta_json = sink_metadata(j, js->o.node_name, m, summary);
+	meta_json = sink_metadata(j, o->node_name, m, summary);
 	snprintf(pprof, sizeof(pprof), "%s/profile.pb.gz", dir);
-	ret = meta_json ? sink__submit(js->o.sink, meta_json, pprof) : -ENOMEM;
+	ret = meta_json ? sink__submit(o->sink, meta_json, pprof) : -ENOMEM;
 	free(meta_json);
 	if (ret)
 		pr_err_errno(ret, "sink: cannot spool profile %s", m->id);
 }
 
-/* Stores the capture in @dir and spools it. Returns 0 or -errno with @err filled. */
-static int keep(struct jobs *js, const struct job *j, unsigned int duration_s,
-		const struct capture_result *r, const char *dir, struct store_meta **mp, char *err,
-		size_t size)
+int jobs_keep(const struct jobs_opts *o, const struct job *j, unsigned int duration_s,
+	      const struct capture_result *r, const char *dir, bool continuous,
+	      struct store_meta **mp, char *err, size_t size)
 {
 	json_t *summary = load_summary(dir);
 	struct store_meta *m;
@@ -308,11 +308,12 @@ static int keep(struct jobs *js, const struct job *j, unsigned int duration_s,
 		return -ENOMEM;
 	}
 	fill_meta(j, duration_s, r, summary, m);
-	ret = store__add(js->o.store, m, dir, m->id);
+	m->continuous = continuous;
+	ret = store__add(o->store, m, dir, m->id);
 	if (ret)
 		snprintf(err, size, "cannot store the profile: %s", strerror(-ret));
-	else if (js->o.sink)
-		spool(js, j, m, summary, dir);
+	else if (o->sink)
+		spool(o, j, m, summary, dir);
 	json_decref(summary);
 	*mp = m;
 	return ret;
@@ -376,7 +377,8 @@ static void run_job(struct jobs *js, struct job *j, struct job_outcome *res)
 	}
 	if (!ret) {
 		count(&js->o.metrics->samples_lost, r->lost);
-		ret = keep(js, j, capture_duration(&d), r, dir, &m, err, sizeof(err));
+		ret = jobs_keep(&js->o, j, capture_duration(&d), r, dir, false, &m, err,
+				sizeof(err));
 	}
 	if (ret) {
 		count(&js->o.metrics->captures_failed, 1);

@@ -99,6 +99,17 @@ void jobs__stop(struct jobs *js);
 /* Stops, joins the worker and frees; a job queued but not started is dropped. NULL is fine. */
 void jobs__free(struct jobs *js);
 
+/*
+ * Stores the capture files of @j written in @dir (the result @r, @duration_s long) in @o->store,
+ * @continuous: a continuous window, kept continuous_retention_hours and never listed; then
+ * spools them to @o->sink when there is one. *@mp gets the stored metadata (malloc'd, the
+ * caller frees it; set on failure too, NULL only without memory). Returns 0 or -errno with
+ * @err filled. Thread-safe (the store and the sink are).
+ */
+int jobs_keep(const struct jobs_opts *o, const struct job *j, unsigned int duration_s,
+	      const struct capture_result *r, const char *dir, bool continuous,
+	      struct store_meta **mp, char *err, size_t size);
+
 /* Whether another capture holds the machine's lock now (a CLI capture, say). */
 bool jobs_machine_busy(void);
 

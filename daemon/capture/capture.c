@@ -12,12 +12,14 @@
 
 #include "base/clock.h"
 #include "base/fileio.h"
+#include "base/log.h"
 #include "base/proc.h"
 #include "cgroups/resolver.h"
 #include "daemon/capture/answer.h"
 #include "daemon/capture/frames.h"
 #include "daemon/capture/go_source.h"
 #include "daemon/capture/jvm_source.h"
+#include "daemon/capture/kept.h"
 #include "daemon/capture/node_source.h"
 #include "daemon/capture/nodeframes.h"
 #include "daemon/capture/preflight.h"
@@ -57,6 +59,7 @@ struct capture {
 	struct capture_step steps[CAPTURE_MAX_STEPS];
 	int nsteps;
 	double t0;
+	bool kept_restarted; /* a window's sampler samples on (capture_kept__restart()) */
 };
 
 int capture_validate(const struct capture_opts *o, char *err, size_t size)
@@ -519,6 +522,33 @@ static int capture_begin(const struct capture_opts *o, char *err, size_t size)
 	return fd;
 }
 
+/* A window of the sampler kept loaded: its caches, its running sampler. */
+static int borrow_kept(struct capture *c, char *err, size_t size)
+{
+	const struct capture_kept_parts *p = capture_kept__parts(c->opts->kept);
+
+	c->sym = p->sym;
+	c->owners = p->owners;
+	c->frames = p->frames;
+	c->py = p->py;
+	c->jvm = p->jvm;
+	frames__next(c->frames);
+	return check_out_dir(c->opts->out_dir, err, size);
+}
+
+/* Hands back what borrow_kept() borrowed, so that capture_free() frees the window's own. */
+static void return_kept(struct capture *c)
+{
+	if (!c->opts->kept)
+		return;
+	c->src = NULL;
+	c->sym = NULL;
+	c->owners = NULL;
+	c->frames = NULL;
+	c->py = NULL;
+	c->jvm = NULL;
+}
+
 /* The capture's state, the target's processes, the output directory and the Go programs. */
 static int capture_setup(struct capture *c, char *err, size_t size)
 {
@@ -534,6 +564,8 @@ static int capture_setup(struct capture *c, char *err, size_t size)
 	c->tracked = calloc(TARGET_MAX_PIDS, sizeof(*c->tracked));
 	if (!c->res || !c->tracked)
 		return fail(err, size, -ENOMEM, "");
+	if (o->kept)
+		return borrow_kept(c, err, size);
 	ret = symbolizer__new(&so, &c->sym);
 	if (ret)
 		return fail(err, size, ret, "cannot start the symbolizer");
@@ -637,6 +669,10 @@ static int start_source(struct capture *c, char *err, size_t size)
 
 	if (o->question == Q_MEMORY_HELD || o->question == Q_MEMORY_ALLOC || c->info.goroutines)
 		return 0;
+	if (o->kept) {
+		c->src = capture_kept__parts(o->kept)->src; /* sampling since the last window */
+		return 0;
+	}
 	find_python(c, &so);
 	find_jvms(c);
 	ret = source__new(&so, &c->src);
@@ -742,6 +778,13 @@ static int read_back(struct capture *c, char *err, size_t size)
 	c->res->samples = frames__samples(c->frames);
 	if (c->src)
 		source__stats(c->src, &c->res->stats);
+	if (c->opts->kept) {
+		/* the next window samples while this one is named and written */
+		ret = capture_kept__restart(c->opts->kept);
+		c->kept_restarted = true;
+		if (ret)
+			return fail(err, size, ret, "cannot sample on");
+	}
 	node_stacks(c);
 	if (c->go) {
 		ret = go_source__finish(c->go, c->prof, go_labels, c);
@@ -808,6 +851,7 @@ static int conclude(struct capture *c, char *err, size_t size)
 
 static void capture_free(struct capture *c)
 {
+	return_kept(c);
 	source__free(c->src);
 	go_source__free(c->go);
 	jvm_source__free(c->jsrc);
@@ -823,6 +867,17 @@ static void capture_free(struct capture *c)
 	free(c->tracked);
 }
 
+/* A window's end: the sampler samples on whatever happened (a window that failed after its
+ * sampling stopped starts it again), and the caches forget the processes that exited. */
+static void kept_end(struct capture *c)
+{
+	if (!c->opts->kept)
+		return;
+	if (!c->kept_restarted && capture_kept__restart(c->opts->kept))
+		pr_warn("continuous profiling: the sampler could not start again");
+	capture_kept__sweep(c->opts->kept);
+}
+
 int capture_run(const struct capture_opts *opts, struct capture_result **out, char *err,
 		size_t size)
 {
@@ -832,13 +887,22 @@ int capture_run(const struct capture_opts *opts, struct capture_result **out, ch
 	double t_end;
 
 	eff.duration_s = capture_duration(opts);
-	lockfd = capture_begin(opts, err, size);
-	if (lockfd < 0)
-		return lockfd;
-	/* What a killed capture left in containers, now that no other capture runs. */
-	journal_path(opts->lock_path, c.journal, sizeof(c.journal));
-	jvm_source_leftovers(c.journal, opts->proc_root);
-	node_source_leftovers(c.journal, opts->proc_root);
+	if (opts->kept) {
+		/* a window: beside requested captures, never in a container */
+		eff.freq_hz = capture_kept__hz(opts->kept);
+		ret = capture_validate(&eff, err, size);
+		if (ret)
+			return ret;
+		lockfd = -1;
+	} else {
+		lockfd = capture_begin(opts, err, size);
+		if (lockfd < 0)
+			return lockfd;
+		/* What a killed capture left in containers, now that no other capture runs. */
+		journal_path(opts->lock_path, c.journal, sizeof(c.journal));
+		jvm_source_leftovers(c.journal, opts->proc_root);
+		node_source_leftovers(c.journal, opts->proc_root);
+	}
 	ret = capture_setup(&c, err, size);
 	if (ret)
 		goto out;
@@ -881,7 +945,9 @@ int capture_run(const struct capture_opts *opts, struct capture_result **out, ch
 	*out = c.res;
 	c.res = NULL;
 out:
+	kept_end(&c);
 	capture_free(&c);
-	close(lockfd);
+	if (lockfd >= 0)
+		close(lockfd);
 	return ret;
 }

@@ -109,6 +109,41 @@ static struct pname *pname_slot(struct frames *f, uint32_t tgid)
 	return NULL;
 }
 
+/* Keeps the names of the processes still there: the table is rebuilt (open addressing has no
+ * delete), so a long-running sampler's table holds the living, not the first 8192 seen. */
+static void prune_names(struct frames *f)
+{
+	struct pname *old = f->pnames, *p;
+	size_t i;
+
+	f->pnames = calloc(PNAME_SLOTS, sizeof(*f->pnames));
+	if (!f->pnames) {
+		f->pnames = old; /* kept whole: names stay right, the table just stays full */
+		return;
+	}
+	f->npnames = 0;
+	for (i = 0; i < PNAME_SLOTS; i++) {
+		if (!old[i].tgid || !proc_exists(f->o.proc_root, old[i].tgid))
+			continue;
+		p = pname_slot(f, old[i].tgid);
+		if (p) {
+			*p = old[i];
+			f->npnames++;
+		}
+	}
+	free(old);
+}
+
+void frames__next(struct frames *f)
+{
+	f->prof = NULL;
+	f->nthread_fns = 0;
+	f->nunreadable = 0;
+	f->samples = 0;
+	f->unattributed = 0;
+	prune_names(f);
+}
+
 void frames__remember_name(struct frames *f, uint32_t tgid)
 {
 	struct pname *p;

@@ -47,6 +47,11 @@ struct frames;
 int frames__new(const struct frames_opts *opts, struct frames **out);
 void frames__free(struct frames *f);
 
+/* The next interval of a long-running sampler (continuous profiling): the counts, the threads
+ * and the processes that could not be read start again; the names of the processes that exited
+ * are dropped. The profile must be set again. */
+void frames__next(struct frames *f);
+
 /* The profile frames_on_sample() adds to (borrowed; set before the drain). */
 void frames__set_profile(struct frames *f, struct profile *prof);
 

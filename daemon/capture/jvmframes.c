@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/proc.h"
 #include "bpf/unwind.h"
 #include "daemon/capture/answer.h"
 #include "runtimes/detect.h"
@@ -131,6 +132,35 @@ static int open_jvm(struct jvm_proc *p)
 	return err;
 }
 
+int jvmframes__sweep(struct jvmframes *jf)
+{
+	size_t i;
+	int n = 0;
+
+	/* a slot is emptied, never moved: its tgid is the names reader's context */
+	for (i = 0; i < jf->nprocs; i++) {
+		if (!jf->procs[i].tgid || proc_exists(jf->proc_root, jf->procs[i].tgid))
+			continue;
+		jvm_names__free(jf->procs[i].names);
+		memset(&jf->procs[i], 0, sizeof(jf->procs[i]));
+		n++;
+	}
+	while (jf->nprocs && !jf->procs[jf->nprocs - 1].tgid)
+		jf->nprocs--;
+	return n;
+}
+
+/* A free slot: one a sweep emptied, else the next one; NULL when the table is full. */
+static struct jvm_proc *free_slot(struct jvmframes *jf)
+{
+	size_t i;
+
+	for (i = 0; i < jf->nprocs; i++)
+		if (!jf->procs[i].tgid)
+			return &jf->procs[i];
+	return jf->nprocs < JVMFRAMES_MAX_PROCS ? &jf->procs[jf->nprocs] : NULL;
+}
+
 int jvmframes__add(struct jvmframes *jf, uint32_t tgid)
 {
 	struct runtime_detect_opts dopts = { .proc_root = jf->proc_root };
@@ -142,17 +172,18 @@ int jvmframes__add(struct jvmframes *jf, uint32_t tgid)
 		return 1;
 	if (runtime_detect_cached(&dopts, (int)tgid, &ri) < 0 || ri.kind != RUNTIME_JVM)
 		return 0;
-	if (jf->nprocs >= JVMFRAMES_MAX_PROCS) {
+	p = free_slot(jf);
+	if (!p) {
 		jf->nover++;
 		return 0;
 	}
-	p = &jf->procs[jf->nprocs];
 	memset(p, 0, sizeof(*p));
 	p->tgid = tgid;
 	err = open_jvm(p);
 	if (err) {
 		jvm_names__free(p->names);
 		p->names = NULL;
+		p->tgid = 0; /* the slot stays free */
 		/* starting: libjvm not mapped yet (-ENOENT), its tables or code heaps not filled */
 		if (err == -ENOENT || err == -EAGAIN)
 			return -EAGAIN;
@@ -161,7 +192,8 @@ int jvmframes__add(struct jvmframes *jf, uint32_t tgid)
 		note(jf, tgid, err, &ri);
 		return 0;
 	}
-	jf->nprocs++;
+	if (p == &jf->procs[jf->nprocs])
+		jf->nprocs++;
 	return 1;
 }
 
@@ -188,7 +220,7 @@ size_t jvmframes__count(const struct jvmframes *jf)
 
 const struct uw_jvm *jvmframes__bpf_at(const struct jvmframes *jf, size_t i, uint32_t *tgid)
 {
-	if (i >= jf->nprocs)
+	if (i >= jf->nprocs || !jf->procs[i].tgid)
 		return NULL;
 	*tgid = jf->procs[i].tgid;
 	return &jf->procs[i].uw;

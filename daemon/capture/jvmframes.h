@@ -43,6 +43,10 @@ int jvmframes__add(struct jvmframes *jf, uint32_t tgid);
 /* Every JVM in /proc (the whole server). Returns the number registered, or -errno. */
 int jvmframes__add_all(struct jvmframes *jf);
 
+/* Forgets the JVMs that exited (a walk kept loaded across intervals: their slots serve new
+ * ones). Returns how many. */
+int jvmframes__sweep(struct jvmframes *jf);
+
 /* Registered JVM @i (0 .. count-1): its tgid and what the unwinder takes. */
 size_t jvmframes__count(const struct jvmframes *jf);
 const struct uw_jvm *jvmframes__bpf_at(const struct jvmframes *jf, size_t i, uint32_t *tgid);

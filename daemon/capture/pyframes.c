@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/proc.h"
 #include "bpf/python.h"
 #include "bpf/sampler.h"
 #include "daemon/capture/answer.h"
@@ -99,6 +100,25 @@ static void note_not_walked(struct pyframes *pf, uint32_t tgid, int err,
 	n->tgid = tgid;
 	n->err = err;
 	snprintf(n->display, sizeof(n->display), "%s", ri->display);
+}
+
+int pyframes__sweep(struct pyframes *pf)
+{
+	size_t i = 0, last;
+	int n = 0;
+
+	while (i < pf->nprocs) {
+		if (proc_exists(pf->proc_root, pf->tgids[i])) {
+			i++;
+			continue;
+		}
+		last = --pf->nprocs;
+		pf->procs[i] = pf->procs[last];
+		pf->tgids[i] = pf->tgids[last];
+		pf->bpf[i] = pf->bpf[last];
+		n++;
+	}
+	return n;
 }
 
 int pyframes__add(struct pyframes *pf, uint32_t tgid)

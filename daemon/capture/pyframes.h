@@ -48,6 +48,10 @@ int pyframes__add(struct pyframes *pf, uint32_t tgid);
  * registered, or -errno when /proc cannot be listed. */
 int pyframes__add_all(struct pyframes *pf);
 
+/* Forgets the CPythons that exited (a walk kept loaded across intervals: their slots serve new
+ * ones). Returns how many. */
+int pyframes__sweep(struct pyframes *pf);
+
 /* The registered processes, as the sampler takes them (sampler_opts py_tgids / py_procs);
  * borrowed until pyframes__free. Returns the count. */
 size_t pyframes__bpf(const struct pyframes *pf, const uint32_t **tgids,

@@ -18,6 +18,7 @@
 #include "daemon/capture/target.h"
 
 struct go_goroutine_group;
+struct capture_kept;
 
 #define CAPTURE_MAX_NOTES 16
 
@@ -44,6 +45,10 @@ struct capture_opts {
 	/* async-profiler's library for the JVM memory and lock questions (config key
 	 * async_profiler); NULL: CAPTURE_ASYNC_PROFILER; "" or absent: the JVM's Flight Recorder */
 	const char *async_profiler;
+	/* continuous profiling: a window of this sampler kept loaded (daemon/capture/kept.h), a
+	 * cpu profile of the server at its rate, taken without the capture lock; NULL: a capture
+	 * that loads its own */
+	struct capture_kept *kept;
 };
 
 /* One thread of a `threads` capture: how its time split, and what it was doing. */

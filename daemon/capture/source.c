@@ -393,6 +393,27 @@ int source__stop(struct source *s)
 	return err;
 }
 
+int source__restart(struct source *s)
+{
+	int err;
+
+	if (!s->sampler || s->threads)
+		return -EOPNOTSUPP;
+	err = sampler__clear(s->sampler);
+	if (err == -EBUSY)
+		return 0; /* never stopped: it samples on, its counts go to the next drain */
+	if (!err && !s->pending && (s->py || s->jvm))
+		err = py_pending__new(SOURCE_PY_PENDING, SOURCE_PY_TRIES, &s->pending);
+	if (!err)
+		err = sampler__start(s->sampler);
+	return err;
+}
+
+int source__sweep(struct source *s)
+{
+	return s->sampler ? sampler__sweep(s->sampler) : 0;
+}
+
 static int emit_sampler(void *ctx, const struct sampler_sample *x)
 {
 	struct source *s = ctx;

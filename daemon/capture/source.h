@@ -137,6 +137,15 @@ int source__python_err(const struct source *s);
 int source__poll(struct source *s, int timeout_ms);
 /* Stops collecting; idempotent. */
 int source__stop(struct source *s);
+/*
+ * cpu and wall, kept loaded (continuous profiling): after source__stop() and source__drain(),
+ * deletes the counts and stacks and starts collecting again. Returns 0, -EOPNOTSUPP for
+ * another question, or -errno.
+ */
+int source__restart(struct source *s);
+/* Forgets the processes that exited (the collector's maps; sampler__sweep()). Returns how
+ * many. */
+int source__sweep(struct source *s);
 /* Emits every aggregated count. Returns 0 or the first negative value @fn returns. */
 int source__drain(struct source *s, source_emit_fn_t fn, void *ctx);
 int source__stats(struct source *s, struct source_stats *out);

@@ -12,7 +12,9 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
+#include "base/array.h"
 #include "base/log.h"
+#include "base/proc.h"
 #include "bpf/python.h"
 #include "symbols/unwinder.h"
 
@@ -109,6 +111,44 @@ int bpf_util_read_stack(const struct bpf_map *stacks, int32_t id, uint64_t *ips,
 		;
 	*n = i;
 	return 0;
+}
+
+size_t bpf_util_clear_map(const struct bpf_map *map)
+{
+	int fd = bpf_map__fd(map);
+	__u8 key[64], next[64];
+	size_t n = 0;
+
+	if (bpf_map__key_size(map) > sizeof(key))
+		return 0;
+	/* always from the first key: the one just deleted cannot lead to the next */
+	while (bpf_map_get_next_key(fd, NULL, next) == 0) {
+		memcpy(key, next, sizeof(key));
+		if (bpf_map_delete_elem(fd, key))
+			break;
+		n++;
+	}
+	return n;
+}
+
+int bpf_util_zero_percpu(const struct bpf_map *map, uint32_t n)
+{
+	int fd = bpf_map__fd(map);
+	int ncpus = libbpf_num_possible_cpus();
+	__u64 *zeros;
+	__u32 i;
+	int err = 0;
+
+	if (ncpus < 0)
+		return ncpus;
+	zeros = calloc(ncpus, sizeof(*zeros));
+	if (!zeros)
+		return -ENOMEM;
+	for (i = 0; i < n && !err; i++)
+		if (bpf_map_update_elem(fd, &i, zeros, BPF_ANY))
+			err = -errno;
+	free(zeros);
+	return err;
 }
 
 /* The Python walk of an object (bpf/python.bpf.h); procs NULL: none. */
@@ -460,6 +500,62 @@ size_t collector__python_clear(struct collector *c)
 			break;
 		n++;
 	}
+	return n;
+}
+
+/* Zeroes the counters of the map @name of @obj, if it has one; its max_entries counters. */
+static int zero_named(struct bpf_object *obj, const char *name)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, name);
+
+	return map ? bpf_util_zero_percpu(map, bpf_map__max_entries(map)) : 0;
+}
+
+int collector__clear(struct collector *c, uint32_t nstats)
+{
+	struct bpf_map *stacks = bpf_object__find_map_by_name(c->obj, "uw_stacks");
+	int err;
+
+	if (stacks)
+		bpf_util_clear_map(stacks);
+	collector__python_clear(c);
+	err = bpf_util_zero_percpu(c->stats, nstats);
+	if (!err)
+		err = zero_named(c->obj, "uw_stats");
+	if (!err)
+		err = zero_named(c->obj, "py_stats");
+	return err;
+}
+
+/* Deletes the entries of the tgid-keyed map @name whose process exited. Returns how many. */
+static int sweep_tgids(struct bpf_object *obj, const char *name)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, name);
+	__u32 key, next, gone[256];
+	int fd, n = 0, i;
+	void *prev = NULL;
+
+	if (!map || bpf_map__key_size(map) != sizeof(key))
+		return 0;
+	fd = bpf_map__fd(map);
+	/* deleting while walking restarts the walk: collect a batch first */
+	while (n < (int)ARRAY_SIZE(gone) && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (!proc_exists(NULL, key))
+			gone[n++] = key;
+	}
+	for (i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, &gone[i]);
+	return n;
+}
+
+int collector__sweep(struct collector *c)
+{
+	int n = c->uw ? unwinder__sweep(c->uw) : 0;
+
+	sweep_tgids(c->obj, "python_procs");
+	sweep_tgids(c->obj, "uw_jvms");
 	return n;
 }
 

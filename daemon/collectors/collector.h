@@ -40,6 +40,14 @@ int bpf_util_add_tgid(const struct bpf_map *target_tgids, uint32_t tgid);
  * CPUs into @sums; an entry that cannot be read sums to 0. Returns 0 or -errno. */
 int bpf_util_sum_percpu(const struct bpf_map *map, uint64_t *sums, uint32_t n);
 
+/* Deletes every entry of the hash-like map @map (a count map, a stack map). Returns the number
+ * deleted. */
+size_t bpf_util_clear_map(const struct bpf_map *map);
+
+/* Sets entries 0 .. @n - 1 of the per-CPU __u64 array @map to 0 on every CPU. Returns 0 or
+ * -errno. */
+int bpf_util_zero_percpu(const struct bpf_map *map, uint32_t n);
+
 /* Reads stack @id of the BPF_MAP_TYPE_STACK_TRACE map @stacks into @ips, which holds the map's
  * @max frames, and sets *@n to the frames before the first 0. Returns 0, @id itself when it is
  * negative (why bpf_get_stackid() had no stack; *@n is 0), or -errno. */
@@ -117,6 +125,20 @@ int collector__consume(struct collector *c);
 
 /* Sums the first @n per-CPU counters of the `stats` map into @sums. Returns 0 or -errno. */
 int collector__stats(struct collector *c, uint64_t *sums, uint32_t n);
+
+/*
+ * Starts a new interval of a collector that stays loaded (continuous profiling): deletes the
+ * stored user and Python stacks and sets the first @nstats counters of `stats`, the unwinder's
+ * and the Python walk's to 0. Call it after the drain, detached (an event between the drain and
+ * this would lose its stack). Returns 0 or -errno.
+ */
+int collector__clear(struct collector *c, uint32_t nstats);
+
+/*
+ * Forgets the processes that exited: their unwind tables' lists, and their entries in the
+ * Python and Java walks' maps. Returns the number of processes dropped.
+ */
+int collector__sweep(struct collector *c);
 
 /*
  * Python (issue 13), for an object that includes bpf/python.bpf.h: its maps go by their names

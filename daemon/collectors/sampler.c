@@ -43,6 +43,8 @@ struct sampler {
 	struct collector *col; /* tgid filter, unwinder, first sightings, stats */
 	bool offcpu_btf;
 	bool fp_user_stacks;
+	bool attached; /* the perf events are (sampler__stop(), sampler__start()) */
+	unsigned int freq_hz;
 	struct sampler_py_frame pyframes[PY_MAX_FRAMES]; /* drain_map()'s, for one sample */
 };
 
@@ -167,13 +169,17 @@ static int attach_cpus(struct sampler *s, unsigned int freq)
 	err = online_cpus(&online, &ncpus);
 	if (err)
 		return pr_err_errno(err, "reading the online CPUs");
-	s->ncpus = ncpus;
+	/* again (sampler__start()): the CPUs online now, in arrays of the new size */
+	free(s->links);
+	free(s->pfds);
+	s->ncpus = 0;
 	s->links = calloc(ncpus, sizeof(*s->links));
 	s->pfds = malloc(ncpus * sizeof(*s->pfds));
 	if (!s->links || !s->pfds) {
 		err = -ENOMEM;
 		goto out;
 	}
+	s->ncpus = ncpus;
 	for (cpu = 0; cpu < ncpus; cpu++)
 		s->pfds[cpu] = -1;
 	for (cpu = 0; cpu < ncpus; cpu++) {
@@ -287,9 +293,11 @@ int sampler__new(const struct sampler_opts *opts, struct sampler **out)
 	err = fill_python(s, opts);
 	if (err)
 		goto err_free;
-	err = attach_cpus(s, opts->freq_hz ? opts->freq_hz : 99);
+	s->freq_hz = opts->freq_hz ? opts->freq_hz : 99;
+	err = attach_cpus(s, s->freq_hz);
 	if (err)
 		goto err_free;
+	s->attached = true;
 	if (opts->offcpu) {
 		err = sampler_bpf__attach(s->skel);
 		if (err) {
@@ -371,7 +379,46 @@ int sampler__add_python(struct sampler *s, uint32_t tgid, const struct py_proc *
 int sampler__stop(struct sampler *s)
 {
 	detach(s);
+	s->attached = false;
 	return collector__consume(s->col);
+}
+
+int sampler__start(struct sampler *s)
+{
+	int err;
+
+	if (s->attached)
+		return 0;
+	err = attach_cpus(s, s->freq_hz);
+	if (err) {
+		detach(s);
+		return err;
+	}
+	if (bpf_program__autoload(s->skel->progs.on_switch_btf) ||
+	    bpf_program__autoload(s->skel->progs.on_switch_raw)) {
+		err = sampler_bpf__attach(s->skel);
+		if (err) {
+			detach(s);
+			return pr_err_errno(err, "attaching the off-CPU programs (sched_switch)");
+		}
+	}
+	s->attached = true;
+	return 0;
+}
+
+int sampler__clear(struct sampler *s)
+{
+	if (s->attached)
+		return -EBUSY;
+	bpf_util_clear_map(s->skel->maps.counts);
+	bpf_util_clear_map(s->skel->maps.offcpu);
+	bpf_util_clear_map(s->skel->maps.stacks);
+	return collector__clear(s->col, SAMPLER_STAT_MAX);
+}
+
+int sampler__sweep(struct sampler *s)
+{
+	return collector__sweep(s->col);
 }
 
 /*

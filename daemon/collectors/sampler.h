@@ -5,7 +5,9 @@
  *
  * Lifecycle: sampler__new() opens, sizes, loads and attaches; sampler__poll() delivers first
  * sightings of processes while sampling runs; sampler__stop() detaches (the counts stay);
- * sampler__drain() walks the counts with their stacks. Not thread-safe.
+ * sampler__drain() walks the counts with their stacks; for continuous profiling,
+ * sampler__clear() and sampler__start() begin the next interval without loading again. Not
+ * thread-safe.
  */
 #ifndef SLIDEOPS_SAMPLER_H
 #define SLIDEOPS_SAMPLER_H
@@ -112,6 +114,17 @@ int sampler__add_timed(struct sampler *s, uint32_t tgid);
 
 /* Stops sampling (detaches the perf events) and delivers pending first sightings. Idempotent. */
 int sampler__stop(struct sampler *s);
+
+/*
+ * Continuous profiling: the sampler stays loaded and samples in intervals. sampler__start()
+ * attaches the perf events again after sampler__stop() (0 when they are attached, or -errno);
+ * sampler__clear(), between a drain and the next start, deletes the counts and the stacks and
+ * zeroes the statistics (-EBUSY while attached); sampler__sweep() forgets the processes that
+ * exited (unwind tables, Python and Java walks) and returns how many.
+ */
+int sampler__start(struct sampler *s);
+int sampler__clear(struct sampler *s);
+int sampler__sweep(struct sampler *s);
 
 /* Calls @fn for every counted (tgid, tid, cgroup, stacks), on-CPU then off-CPU, with their
  * Python frames, then clears the stored Python stacks (the drain is the last read of the

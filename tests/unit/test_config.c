@@ -32,6 +32,7 @@ static void dump(const struct config *c, char *buf, size_t size)
 	P("\nnode_name=%s\nlisten=%s\nstore_dir=%s\n", c->node_name, c->listen, c->store_dir);
 	P("retention_per_service=%u\ncontinuous=%d\ncontinuous_hz=%u\n", c->retention_per_service,
 	  c->continuous, c->continuous_hz);
+	P("continuous_window_seconds=%u\n", c->continuous_window_s);
 	P("continuous_retention_hours=%u\nlog_level=%s\n", c->continuous_retention_hours,
 	  c->log_level);
 	P("kube_enabled=%d\nkubeconfig=%s\n", c->kube_enabled, c->kubeconfig);
@@ -52,6 +53,7 @@ static void dump(const struct config *c, char *buf, size_t size)
 #define DEFAULTS                                                                               \
 	"\nnode_name=test-node\nlisten=127.0.0.1:7070\nstore_dir=/var/lib/slideops/profiler\n" \
 	"retention_per_service=50\ncontinuous=0\ncontinuous_hz=19\n"                           \
+	"continuous_window_seconds=60\n"                                                        \
 	"continuous_retention_hours=24\nlog_level=info\nkube_enabled=0\nkubeconfig=\n"          \
 	"cluster_api_url=\ncluster_api_token_file=\n"                                           \
 	"spool_dir=/var/lib/slideops/profiler/spool\nspool_max_bytes=268435456\n"               \
@@ -111,6 +113,7 @@ static void test_valid(void **state)
 		{ EXAMPLE,
 		  "\nnode_name=node-1\nlisten=127.0.0.1:7070\nstore_dir=/var/lib/slideops/profiler\n"
 		  "retention_per_service=50\ncontinuous=0\ncontinuous_hz=19\n"
+		  "continuous_window_seconds=60\n"
 		  "continuous_retention_hours=24\nlog_level=info\nkube_enabled=1\nkubeconfig=\n"
 		  "cluster_api_url=https://slideops.example/api\n"
 		  "cluster_api_token_file=/var/run/secrets/slideops/token\n"
@@ -139,7 +142,10 @@ static void test_valid(void **state)
 		{ "continuous: YES\n", "\ncontinuous=1\n" },
 		{ "continuous: off\n", "\ncontinuous=0\n" },
 		{ "continuous: True\ncontinuous_hz: 1000\ncontinuous_retention_hours: 720\n",
-		  "\ncontinuous=1\ncontinuous_hz=1000\ncontinuous_retention_hours=720\n" },
+		  "\ncontinuous=1\ncontinuous_hz=1000\ncontinuous_window_seconds=60\n"
+		  "continuous_retention_hours=720\n" },
+		{ "continuous_window_seconds: 5\n", "\ncontinuous_window_seconds=5\n" },
+		{ "continuous_window_seconds: \"60\"\n", "\ncontinuous_window_seconds=60\n" },
 		{ "retention_per_service: \"7\"\n", "\nretention_per_service=7\n" },
 		{ "retention_per_service: 1\n", "\nretention_per_service=1\n" },
 		{ "retention_per_service: 1000\n", "\nretention_per_service=1000\n" },
@@ -189,7 +195,7 @@ static void test_valid(void **state)
 
 #define KNOWN_ROOT                                                                             \
 	"node_name, listen, store_dir, retention_per_service, continuous, continuous_hz, "    \
-	"continuous_retention_hours, log_level, async_profiler, kubernetes, cluster_api, pyroscope, "          \
+	"continuous_window_seconds, continuous_retention_hours, log_level, async_profiler, kubernetes, cluster_api, pyroscope, "          \
 	"tokens_file, audit_log, services"
 #define LISTEN_WANT "host:port with a port from 1 to 65535 (\":7070\" for all addresses)"
 #define RETENTION(v)                                                                           \
@@ -230,6 +236,10 @@ static void test_errors(void **state)
 		    F ":1: retention_per_service must be a whole number from 1 to 1000, not a list"),
 		ROW("continuous_hz: 1001\n", -EINVAL,
 		    F ":1: continuous_hz must be a whole number from 1 to 1000, not '1001'"),
+		ROW("continuous_window_seconds: 4\n", -EINVAL,
+		    F ":1: continuous_window_seconds must be a whole number from 5 to 60, not '4'"),
+		ROW("continuous_window_seconds: 61\n", -EINVAL,
+		    F ":1: continuous_window_seconds must be a whole number from 5 to 60, not '61'"),
 		ROW("continuous_retention_hours: 721\n", -EINVAL,
 		    F ":1: continuous_retention_hours must be a whole number from 1 to 720, not '721'"),
 		ROW("cluster_api:\n  spool_max_bytes: 1048575\n", -EINVAL, SPOOL_MAX("1048575")),

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "daemon/agent/continuous.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/clock.h"
+#include "base/fileio.h"
+#include "base/log.h"
+#include "daemon/capture/kept.h"
+
+#define CONTINUOUS_MSG_MAX 1024
+/* A window's directory holds its four files. */
+#define WINDOW_DIR_DEPTH 4
+/* After a window that failed, the next one waits this long (no busy loop on a broken disk). */
+#define RETRY_WAIT_MS 5000
+
+struct continuous {
+	struct continuous_opts o;
+	struct jobs_opts jobs; /* copied: the thread outlives the caller's stack */
+	struct capture_kept *kept;
+	pthread_t thread;
+	bool started;
+	volatile sig_atomic_t stop;
+	uint64_t windows, failed; /* atomics */
+};
+
+/* The stored window's job: a cpu profile of the server, asked by nobody but the config. */
+static void window_job(const struct continuous *c, struct job *j)
+{
+	memset(j, 0, sizeof(*j));
+	j->origin = JOB_NODE;
+	j->target.kind = TARGET_SERVER;
+	j->question = Q_CPU;
+	j->duration_s = c->o.window_s;
+	snprintf(j->who, sizeof(j->who), "continuous");
+	snprintf(j->service, sizeof(j->service), "server");
+	store_make_id(clock_real_ns(), j->id);
+}
+
+/* One window: sampled (the sampler runs since the last one), named, written, stored, spooled.
+ * Returns 0 or -errno (logged). */
+static int one_window(struct continuous *c, struct job *j)
+{
+	struct capture_opts o = {
+		.question = Q_CPU,
+		.target = { .kind = TARGET_SERVER },
+		.duration_s = c->o.window_s,
+		.to_store = true,
+		.stop = &c->stop,
+		.name_fn = c->jobs.name_fn,
+		.name_ctx = c->jobs.name_ctx,
+		.kept = c->kept,
+	};
+	char dir[600], err[CONTINUOUS_MSG_MAX] = "";
+	struct capture_result *r = NULL;
+	struct store_meta *m = NULL;
+	int ret, rm;
+
+	window_job(c, j);
+	snprintf(dir, sizeof(dir), "%s/continuous-%s", c->jobs.captures_dir, j->id);
+	o.out_dir = dir;
+	ret = capture_run(&o, &r, err, sizeof(err));
+	if (!ret && !c->stop)
+		ret = jobs_keep(&c->jobs, j, c->o.window_s, r, dir, true, &m, err, sizeof(err));
+	if (ret && !c->stop)
+		pr_warn("continuous profiling: window %s not stored: %s", j->id,
+			err[0] ? err : strerror(-ret));
+	else if (!ret && !c->stop)
+		pr_debug("continuous profiling: window %s stored (%llu samples)", m->id,
+			 (unsigned long long)r->samples);
+	rm = rm_tree_at(AT_FDCWD, dir, WINDOW_DIR_DEPTH);
+	if (rm && rm != -ENOENT)
+		pr_warn_errno(rm, "cannot remove %s", dir);
+	free(m);
+	capture_result__free(r);
+	return ret;
+}
+
+/* Sleeps @ms or until stopped. */
+static void wait_ms(struct continuous *c, int ms)
+{
+	struct timespec ts = { 0, 100 * 1000000L };
+
+	for (; ms > 0 && !c->stop; ms -= 100)
+		nanosleep(&ts, NULL);
+}
+
+static void *thread_main(void *arg)
+{
+	struct continuous *c = arg;
+	struct job *j = malloc(sizeof(*j));
+
+	if (!j) {
+		pr_err("continuous profiling: out of memory, stopped");
+		return NULL;
+	}
+	while (!c->stop) {
+		if (!one_window(c, j)) {
+			__atomic_add_fetch(&c->windows, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		if (c->stop)
+			break;
+		__atomic_add_fetch(&c->failed, 1, __ATOMIC_RELAXED);
+		wait_ms(c, RETRY_WAIT_MS);
+	}
+	free(j);
+	return NULL;
+}
+
+int continuous__new(const struct continuous_opts *opts, struct continuous **out)
+{
+	struct capture_kept_opts ko = {};
+	struct continuous *c;
+	char err[CONTINUOUS_MSG_MAX];
+	int ret;
+
+	if (!opts || !opts->jobs || !opts->jobs->store || !opts->jobs->captures_dir)
+		return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->o = *opts;
+	c->jobs = *opts->jobs;
+	c->o.jobs = &c->jobs;
+	if (!c->o.window_s)
+		c->o.window_s = 60;
+	ko.freq_hz = c->o.freq_hz;
+	ko.name_fn = c->jobs.name_fn;
+	ko.name_ctx = c->jobs.name_ctx;
+	ret = capture_kept__new(&ko, &c->kept, err, sizeof(err));
+	if (ret) {
+		pr_err("continuous profiling cannot start: %s", err);
+		goto err_free;
+	}
+	ret = -pthread_create(&c->thread, NULL, thread_main, c);
+	if (ret) {
+		pr_err_errno(ret, "continuous profiling: cannot start its thread");
+		goto err_free;
+	}
+	c->started = true;
+	pr_info("continuous profiling: the whole server at %u Hz, a profile every %u s",
+		capture_kept__hz(c->kept), c->o.window_s);
+	*out = c;
+	return 0;
+err_free:
+	continuous__free(c);
+	return ret;
+}
+
+void continuous__free(struct continuous *c)
+{
+	if (!c)
+		return;
+	c->stop = 1;
+	if (c->started)
+		pthread_join(c->thread, NULL);
+	capture_kept__free(c->kept);
+	free(c);
+}
+
+void continuous__stats(struct continuous *c, struct continuous_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!c)
+		return;
+	out->windows = __atomic_load_n(&c->windows, __ATOMIC_RELAXED);
+	out->failed = __atomic_load_n(&c->failed, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * continuous: the agent's continuous profiling (config `continuous: true`, docs/continuous.md).
+ * One thread samples the whole server at continuous_hz with a sampler loaded once
+ * (daemon/capture/kept.h) and, every continuous_window_seconds, stores the window as a profile
+ * of its own (kept continuous_retention_hours, never listed in past profiles) and spools it to
+ * the cluster API and Pyroscope like any profile. It takes no capture lock: a requested capture
+ * runs at once beside it, at its own rate.
+ */
+#ifndef SLIDEOPS_AGENT_CONTINUOUS_H
+#define SLIDEOPS_AGENT_CONTINUOUS_H
+
+#include "daemon/agent/jobs.h"
+
+struct continuous_opts {
+	unsigned int freq_hz;  /* 0: 19 */
+	unsigned int window_s; /* 5..60; 0: 60 */
+	/* the store, the sink, the node's name, the captures' directory and the Service namer
+	 * (the requested captures' own) */
+	const struct jobs_opts *jobs;
+};
+
+/* What continuous profiling has done since the start, for /metrics and the logs. */
+struct continuous_stats {
+	uint64_t windows; /* stored */
+	uint64_t failed;  /* windows not stored (logged) */
+};
+
+struct continuous;
+
+/* Loads the sampler and starts the thread. Returns 0, or -errno (logged with the reason). */
+int continuous__new(const struct continuous_opts *opts, struct continuous **out);
+
+/* Stops the window running (it is not stored), joins the thread and unloads. Accepts NULL. */
+void continuous__free(struct continuous *c);
+
+void continuous__stats(struct continuous *c, struct continuous_stats *out);
+
+#endif
