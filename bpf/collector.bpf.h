@@ -3,7 +3,7 @@
  * What the BPF side of every collector shares (docs/design/collectors.md); the user-space half
  * is `struct collector` in daemon/collectors/collector.h.
  *
- * Every collector gets the target filter: `filter_tgids` (rodata) and the `target_tgids` hash
+ * Every collector gets the target filter: `filter_tgids` (.bss) and the `target_tgids` hash
  * that user space fills after load (tgids, not thread ids), tested by tgid_wanted().
  *
  * A counting collector (profile, locks, memgrow) defines, before including this file:
@@ -23,8 +23,9 @@
 #define ENOMEM 12
 #define EEXIST 17
 
-/* Load-time knob (rodata): see only the tgids in `target_tgids`. */
-const volatile bool filter_tgids = false;
+/* See only the tgids in `target_tgids`. A runtime knob (.bss), not rodata: a sampler that stays
+ * loaded in the agent serves whole-server and Service captures alike (issue 18). */
+__u32 filter_tgids = 0;
 
 /* Filter set, filled by user space after load. Keys are tgids (not thread ids). */
 struct {

@@ -30,6 +30,11 @@ const volatile __u32 self_tgid = 0;
  * (bench/unwind_bench.c). */
 const volatile bool fp_user_stacks = false;
 
+/* Off-CPU records taken before this time (CLOCK_MONOTONIC ns) are not turned into time: a
+ * sampler kept loaded between captures leaves records of the last one in tasks' storage, which
+ * user space cannot clear (sampler__begin() sets it as it attaches). */
+__u64 offcpu_since = 0;
+
 /* Kernel stacks (frame pointers are fine there). */
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -182,8 +187,10 @@ static __always_inline void switch_in(struct sampler_off_start *st, __u64 now)
 	struct sampler_off_key key = {};
 	struct sampler_off_value *val, zero = {};
 
-	if (!st->ts || now < st->ts)
+	if (!st->ts || now < st->ts || st->ts < offcpu_since) {
+		st->ts = 0;
 		return;
+	}
 	key.tgid = st->tgid;
 	key.tid = st->tid;
 	key.cgroup_id = st->cgroup_id;

@@ -335,6 +335,7 @@ static int capture(struct jobs *js, const struct job *j, const char *dir, struct
 		.name_fn = js->o.name_fn,
 		.name_ctx = js->o.name_ctx,
 		.async_profiler = js->o.async_profiler,
+		.sampler = js->o.sampler,
 	};
 	char target[TARGET_NAME_MAX + 16], msg[JOB_MSG_MAX + 64];
 	int ret;

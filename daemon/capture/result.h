@@ -19,6 +19,7 @@
 
 struct go_goroutine_group;
 struct capture_kept;
+struct sampler;
 
 #define CAPTURE_MAX_NOTES 16
 
@@ -49,6 +50,9 @@ struct capture_opts {
 	 * cpu profile of the server at its rate, taken without the capture lock; NULL: a capture
 	 * that loads its own */
 	struct capture_kept *kept;
+	/* the agent's sampler, loaded once and kept loaded between captures (sampler_opts.preload):
+	 * cpu, wall and threads begin on it instead of loading their own; NULL: they load one */
+	struct sampler *sampler;
 };
 
 /* One thread of a `threads` capture: how its time split, and what it was doing. */

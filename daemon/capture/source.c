@@ -24,6 +24,7 @@ struct source {
 	enum question question;
 	int64_t period_ns;
 	struct sampler *sampler;
+	bool sampler_borrowed; /* source_opts.sampler: stopped, not freed, at the end */
 	struct locks *locks;
 	struct memgrow *memgrow;
 	struct threads *threads; /* threads: snapshots */
@@ -105,6 +106,18 @@ static int new_sampler(struct source *s, const struct source_opts *o, unsigned i
 				   .npy = o->npy };
 	int err;
 
+	if (o->sampler) {
+		/* the agent's, loaded once: this capture begins on it and leaves it loaded */
+		s->sampler = o->sampler;
+		s->sampler_borrowed = true;
+		err = sampler__begin(s->sampler, &so);
+		if (err && so.npy && err != -EPERM) {
+			s->python_err = err;
+			so.npy = 0;
+			err = sampler__begin(s->sampler, &so);
+		}
+		return err;
+	}
 	err = sampler__new(&so, &s->sampler);
 	if (err && so.npy && err != -EPERM) {
 		/* the CPython walk cannot start here: native frames, and a note */
@@ -203,7 +216,10 @@ void source__free(struct source *s)
 {
 	if (!s)
 		return;
-	sampler__free(s->sampler);
+	if (s->sampler_borrowed)
+		sampler__stop(s->sampler);
+	else
+		sampler__free(s->sampler);
 	locks__free(s->locks);
 	memgrow__free(s->memgrow);
 	threads__free(s->threads);

@@ -23,6 +23,7 @@
 struct profile_opts;
 struct py_proc;
 struct pyframes;
+struct sampler;
 struct sampler_py_frame;
 
 enum source_leaf {
@@ -90,6 +91,10 @@ struct source_opts {
 	struct pyframes *py;
 	/* borrowed, may be NULL: the same for HotSpot JVMs (daemon/capture/jvmframes.h) */
 	struct jvmframes *jvm;
+	/* borrowed, may be NULL: a sampler loaded with sampler_opts.preload and kept loaded
+	 * between captures (the agent's, issue 18), used by cpu, wall and threads instead of
+	 * loading one; stopped, not freed, by source__free() */
+	struct sampler *sampler;
 };
 
 struct source_stats {

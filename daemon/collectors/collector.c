@@ -527,6 +527,39 @@ int collector__clear(struct collector *c, uint32_t nstats)
 	return err;
 }
 
+/* Deletes every entry of the map @name of @obj, if it has one. */
+static void clear_named(struct bpf_object *obj, const char *name)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, name);
+
+	if (map)
+		bpf_util_clear_map(map);
+}
+
+int collector__reset(struct collector *c, const struct collector_opts *opts, uint32_t nstats)
+{
+	size_t i;
+	int err;
+
+	/* first sightings of the last capture still in the ring buffer: not this one's */
+	c->on_new_task = NULL;
+	ring_buffer__consume(c->rb);
+	c->on_new_task = opts->on_new_task;
+	c->ctx = opts->ctx;
+	/* what the processes' first sightings were for is the last capture's: announced again */
+	clear_named(c->obj, "seen");
+	bpf_util_clear_map(c->target_tgids);
+	/* walked again as this capture finds them */
+	clear_named(c->obj, "python_procs");
+	clear_named(c->obj, "uw_jvms");
+	if (c->uw)
+		unwinder__sweep(c->uw);
+	err = collector__clear(c, nstats);
+	for (i = 0; !err && i < opts->ntgids; i++)
+		err = collector__add_tgid(c, opts->tgids[i]);
+	return err;
+}
+
 /* Deletes the entries of the tgid-keyed map @name whose process exited. Returns how many. */
 static int sweep_tgids(struct bpf_object *obj, const char *name)
 {

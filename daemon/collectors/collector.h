@@ -135,6 +135,15 @@ int collector__stats(struct collector *c, uint64_t *sums, uint32_t n);
 int collector__clear(struct collector *c, uint32_t nstats);
 
 /*
+ * Begins a new capture of a collector kept loaded (the agent's sampler): @opts's first-sighting
+ * callback and initial tgids; the filter set, the first sightings (every process is announced
+ * again), the Python and Java walks' processes (registered again by the capture) and what
+ * collector__clear() clears are forgotten; the unwind tables of living processes are kept.
+ * Call it detached. Returns 0 or -errno.
+ */
+int collector__reset(struct collector *c, const struct collector_opts *opts, uint32_t nstats);
+
+/*
  * Forgets the processes that exited: their unwind tables' lists, and their entries in the
  * Python and Java walks' maps. Returns the number of processes dropped.
  */

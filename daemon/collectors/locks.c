@@ -73,7 +73,7 @@ int locks__new(const struct locks_opts *opts, struct locks **out)
 		pr_err_errno(err, "opening the BPF lock waits collector");
 		goto err_free;
 	}
-	l->skel->rodata->filter_tgids = opts->filter_tgids || opts->ntgids > 0;
+	l->skel->bss->filter_tgids = opts->filter_tgids || opts->ntgids > 0;
 	if (opts->stack_entries)
 		bpf_map__set_max_entries(l->skel->maps.uw_stacks, opts->stack_entries);
 	if (opts->count_entries)

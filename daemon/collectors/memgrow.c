@@ -187,7 +187,7 @@ int memgrow__new(const struct memgrow_opts *opts, struct memgrow **out)
 		pr_err_errno(err, "opening the BPF memory-growth collector");
 		goto err_free;
 	}
-	m->skel->rodata->filter_tgids = opts->filter_tgids || opts->ntgids > 0;
+	m->skel->bss->filter_tgids = opts->filter_tgids || opts->ntgids > 0;
 	m->skel->rodata->kernel_stacks = opts->kernel_stacks;
 	m->skel->rodata->page_size = m->page_size;
 	if (opts->stack_entries) {

@@ -14,6 +14,7 @@
 
 #include "bpf/python.h"
 #include "bpf/sampler.h"
+#include "base/clock.h"
 #include "base/fileio.h"
 #include "daemon/collectors/collector.h"
 #include "base/log.h"
@@ -43,7 +44,9 @@ struct sampler {
 	struct collector *col; /* tgid filter, unwinder, first sightings, stats */
 	bool offcpu_btf;
 	bool fp_user_stacks;
-	bool attached; /* the perf events are (sampler__stop(), sampler__start()) */
+	bool attached;	    /* the perf events are (sampler__stop(), sampler__start()) */
+	bool offcpu;	    /* this capture records off-CPU intervals */
+	bool offcpu_loaded; /* the sched_switch programs are loaded */
 	unsigned int freq_hz;
 	struct sampler_py_frame pyframes[PY_MAX_FRAMES]; /* drain_map()'s, for one sample */
 };
@@ -256,7 +259,7 @@ int sampler__new(const struct sampler_opts *opts, struct sampler **out)
 		pr_err_errno(err, "opening the BPF sampler");
 		goto err_free;
 	}
-	s->skel->rodata->filter_tgids = opts->filter_tgids || opts->ntgids > 0;
+	s->skel->bss->filter_tgids = opts->filter_tgids || opts->ntgids > 0;
 	s->skel->rodata->self_tgid = (__u32)getpid();
 	s->skel->rodata->filter_cgroups = opts->ncgroup_ids > 0;
 	s->skel->rodata->fp_user_stacks = opts->fp_user_stacks;
@@ -267,7 +270,11 @@ int sampler__new(const struct sampler_opts *opts, struct sampler **out)
 	}
 	if (opts->count_entries)
 		bpf_map__set_max_entries(s->skel->maps.counts, opts->count_entries);
-	choose_offcpu(s, opts->offcpu);
+	/* a preloaded sampler serves cpu and wall alike: the off-CPU programs are loaded, and
+	 * attached only for a capture that asks */
+	choose_offcpu(s, opts->offcpu || opts->preload);
+	s->offcpu = opts->offcpu;
+	s->offcpu_loaded = opts->offcpu || opts->preload;
 
 	err = sampler_bpf__load(s->skel);
 	if (err) {
@@ -294,17 +301,9 @@ int sampler__new(const struct sampler_opts *opts, struct sampler **out)
 	if (err)
 		goto err_free;
 	s->freq_hz = opts->freq_hz ? opts->freq_hz : 99;
-	err = attach_cpus(s, s->freq_hz);
+	err = opts->preload ? 0 : sampler__start(s);
 	if (err)
 		goto err_free;
-	s->attached = true;
-	if (opts->offcpu) {
-		err = sampler_bpf__attach(s->skel);
-		if (err) {
-			pr_err_errno(err, "attaching the off-CPU programs (sched_switch)");
-			goto err_free;
-		}
-	}
 	*out = s;
 	return 0;
 
@@ -394,8 +393,9 @@ int sampler__start(struct sampler *s)
 		detach(s);
 		return err;
 	}
-	if (bpf_program__autoload(s->skel->progs.on_switch_btf) ||
-	    bpf_program__autoload(s->skel->progs.on_switch_raw)) {
+	if (s->offcpu) {
+		/* the records of an earlier capture left in tasks' storage are not this one's */
+		s->skel->bss->offcpu_since = clock_mono_ns();
 		err = sampler_bpf__attach(s->skel);
 		if (err) {
 			detach(s);
@@ -404,6 +404,35 @@ int sampler__start(struct sampler *s)
 	}
 	s->attached = true;
 	return 0;
+}
+
+int sampler__begin(struct sampler *s, const struct sampler_opts *opts)
+{
+	struct collector_opts co = {
+		.tgids = opts->tgids,
+		.ntgids = opts->ntgids,
+		.on_new_task = opts->on_new_task,
+		.ctx = opts->ctx,
+	};
+	int err;
+
+	if (s->attached)
+		return -EBUSY;
+	if (opts->offcpu && !s->offcpu_loaded)
+		return -EOPNOTSUPP;
+	bpf_util_clear_map(s->skel->maps.counts);
+	bpf_util_clear_map(s->skel->maps.offcpu);
+	bpf_util_clear_map(s->skel->maps.stacks);
+	bpf_util_clear_map(s->skel->maps.timed_tgids);
+	s->skel->bss->filter_tgids = opts->filter_tgids || opts->ntgids > 0;
+	err = collector__reset(s->col, &co, SAMPLER_STAT_MAX);
+	if (!err)
+		err = fill_python(s, opts);
+	if (err)
+		return err;
+	s->offcpu = opts->offcpu;
+	s->freq_hz = opts->freq_hz ? opts->freq_hz : 99;
+	return sampler__start(s);
 }
 
 int sampler__clear(struct sampler *s)

@@ -41,6 +41,9 @@ struct sampler_opts {
 	const uint32_t *py_tgids;
 	const struct py_proc *py_procs; /* bpf/python.h, one per py_tgids entry */
 	size_t npy;
+	/* load only, off-CPU programs included: nothing is attached before sampler__begin()
+	 * (the agent keeps one loaded between captures, issue 18) */
+	bool preload;
 };
 
 struct sampler_sample {
@@ -123,6 +126,16 @@ int sampler__stop(struct sampler *s);
  * exited (unwind tables, Python and Java walks) and returns how many.
  */
 int sampler__start(struct sampler *s);
+
+/*
+ * Begins a capture on a sampler loaded with opts.preload, or stopped after its last capture:
+ * the last capture's counts, stacks, statistics, first sightings, filter set, timed and walked
+ * processes are forgotten (the unwind tables of living processes are kept); @opts's filter,
+ * tgids, rate, off-CPU choice, first-sighting callback and CPythons are taken (its map sizes
+ * and stack mode are the loaded ones'); then it attaches. Returns 0, -EBUSY (attached),
+ * -EOPNOTSUPP (off-CPU asked of a sampler loaded without it), or -errno.
+ */
+int sampler__begin(struct sampler *s, const struct sampler_opts *opts);
 int sampler__clear(struct sampler *s);
 int sampler__sweep(struct sampler *s);
 

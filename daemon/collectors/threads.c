@@ -35,7 +35,7 @@ int threads__new(const struct threads_opts *opts, struct threads **out)
 		pr_err_errno(err, "opening the threads iterator");
 		goto err_free;
 	}
-	t->skel->rodata->filter_tgids = opts && opts->filter_tgids;
+	t->skel->bss->filter_tgids = opts && opts->filter_tgids;
 	t->skel->rodata->with_kthreads = opts && opts->kthreads;
 	err = threads_bpf__load(t->skel);
 	if (err) {

@@ -151,6 +151,47 @@ static void test_gone_and_path(void **state)
 	}
 }
 
+/* proc_exists(): false only when the directory is certainly not there. */
+static void test_exists(void **state)
+{
+	char root[] = "/tmp/test_proc_exists.XXXXXX", dir[64], longroot[600];
+	static const struct {
+		uint32_t pid;
+		bool want;
+	} cases[] = {
+		{ 12, true },  /* a directory */
+		{ 13, true },  /* a zombie still has one: here a plain file stands for it */
+		{ 14, false }, /* gone */
+		{ 0, false },
+	};
+	size_t i;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/12", root);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(dir, sizeof(dir), "%s/13", root);
+	f = fopen(dir, "w");
+	assert_non_null(f);
+	fclose(f);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		assert_int_equal(proc_exists(root, cases[i].pid), cases[i].want);
+	}
+	assert_false(proc_exists("/nonexistent-proc", 1));
+	assert_true(proc_exists(NULL, (uint32_t)getpid()));
+	/* a path that does not fit says nothing: kept */
+	memset(longroot, 'a', sizeof(longroot) - 1);
+	longroot[0] = '/';
+	longroot[sizeof(longroot) - 1] = '\0';
+	assert_true(proc_exists(longroot, 1));
+	unlink(dir);
+	snprintf(dir, sizeof(dir), "%s/12", root);
+	rmdir(dir);
+	rmdir(root);
+}
+
 static void test_read_fixtures(void **state)
 {
 	static const struct {
@@ -297,6 +338,7 @@ int main(void)
 		cmocka_unit_test(test_parse_stat),
 		cmocka_unit_test(test_parse_stat_nul),
 		cmocka_unit_test(test_gone_and_path),
+		cmocka_unit_test(test_exists),
 		cmocka_unit_test(test_read_fixtures),
 		cmocka_unit_test(test_read_files),
 		cmocka_unit_test(test_read_tmp),

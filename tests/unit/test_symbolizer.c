@@ -264,6 +264,53 @@ static void test_bounds(void **state UNUSED)
 	symbolizer__free(s);
 }
 
+/* A sweep drops the snapshots of the processes that exited, and only those. */
+static void test_sweep(void **state UNUSED)
+{
+	static const struct {
+		int gone; /* the pid whose /proc directory is taken away; 0: none */
+		int ret;
+		size_t left;
+	} cases[] = {
+		{ 0, 0, 3 },   /* all living */
+		{ 200, 1, 2 }, /* one exited */
+		{ 200, 0, 2 }, /* swept already */
+		{ 300, 1, 1 },
+	};
+	struct symbolizer_opts opts = { .proc_root = tmpdir };
+	char from[PATH_MAX], to[PATH_MAX + 8];
+	struct symbolizer_stats stats;
+	struct symbolizer *s;
+	struct sym_frame f;
+	size_t i;
+
+	assert_int_equal(symbolizer__new(&opts, &s), 0);
+	assert_int_equal(symbolizer__add_process(s, 100), 0);
+	assert_int_equal(symbolizer__add_process(s, 200), 0);
+	assert_int_equal(symbolizer__add_process(s, 300), 0);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		if (cases[i].gone) {
+			snprintf(from, sizeof(from), "%s/%d", tmpdir, cases[i].gone);
+			snprintf(to, sizeof(to), "%s.gone", from);
+			if (!access(from, F_OK))
+				assert_int_equal(rename(from, to), 0);
+		}
+		assert_int_equal(symbolizer__sweep(s), cases[i].ret);
+		symbolizer__stats(s, &stats);
+		assert_int_equal(stats.processes, cases[i].left);
+	}
+	/* a swept process is not named again from a stale snapshot */
+	assert_int_equal(symbolizer__user(s, 200, LIB_A + 0x1030, &f), -ESRCH);
+	assert_int_equal(symbolizer__user(s, 100, 0x401000, &f), 0);
+	for (i = 200; i <= 300; i += 100) {
+		snprintf(from, sizeof(from), "%s/%zu", tmpdir, i);
+		snprintf(to, sizeof(to), "%s.gone", from);
+		assert_int_equal(rename(to, from), 0);
+	}
+	symbolizer__free(s);
+}
+
 static void test_kernel(void **state UNUSED)
 {
 	static const struct {
@@ -512,6 +559,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixture),
 		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_sweep),
 		cmocka_unit_test(test_kernel),
 		cmocka_unit_test(test_self),
 		cmocka_unit_test(test_exited),
