@@ -45,6 +45,8 @@ int profile_merge(struct profile *dst, const struct profile *src,
 			continue;
 		if (opts->keep && !opts->keep(src, &s))
 			continue;
+		if (opts->filter && !opts->filter(opts->filter_ctx, src, &s))
+			continue;
 		if (leaf >= 0)
 			frames[n++] = (uint32_t)leaf;
 		for (j = 0; j < s.nframes && n < PROF_MAX_FRAMES; j++) {

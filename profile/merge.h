@@ -26,6 +26,10 @@ struct profile_merge_opts {
 	const struct prof_frame_info *leaf;
 	/* Copies only the samples for which it returns true; NULL copies all. */
 	bool (*keep)(const struct profile *src, const struct prof_sample *s);
+	/* The same with a context (@filter_ctx, e.g. the owner whose samples to copy); a sample
+	 * is copied when it passes both @keep and @filter. NULL copies all. */
+	bool (*filter)(void *ctx, const struct profile *src, const struct prof_sample *s);
+	void *filter_ctx;
 };
 
 /*

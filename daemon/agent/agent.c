@@ -35,7 +35,6 @@
 #include "daemon/capture/capture.h"
 #include "daemon/capture/check.h"
 #include "daemon/capture/preflight.h"
-#include "daemon/collectors/sampler.h"
 #include "daemon/config.h"
 
 #define EXIT_CONFIG 2
@@ -54,7 +53,6 @@ struct daemon {
 	struct sink *sink;
 	struct jobs *jobs;
 	struct jobs_opts jobs_opts;    /* the worker's, which continuous profiling shares */
-	struct sampler *sampler;       /* loaded once for the requested cpu, wall and threads */
 	struct continuous *continuous; /* when the config turns it on */
 	struct annotations *ann;       /* when Kubernetes is on */
 	struct api *api;
@@ -327,22 +325,6 @@ static int open_state(struct daemon *d)
 	return 0;
 }
 
-/* The sampler of the requested cpu, wall and threads captures, loaded once here so that a
- * capture costs its samples, not the loading (issue 18). Without it (a kernel that refuses),
- * each capture loads its own, as the CLI does. */
-static void preload_sampler(struct daemon *d)
-{
-	struct sampler_opts so = { .preload = true };
-	struct preflight pf;
-	int err;
-
-	if (preflight_check(&pf))
-		return; /* not ready: each capture says why */
-	err = sampler__new(&so, &d->sampler);
-	if (err)
-		pr_warn_errno(err, "the sampler could not be loaded ahead: each capture loads it");
-}
-
 /* Continuous profiling, when the config asks for it: after the watches, so that its first
  * window names the Services. */
 static int start_continuous(struct daemon *d)
@@ -376,8 +358,7 @@ static int start_workers(struct daemon *d)
 					.metrics = &d->metrics };
 	int err;
 
-	preload_sampler(d);
-	jo.sampler = d->sampler;
+	jo.keep_sampler = true;
 	/* what a killed agent left in JVMs' containers, before the first capture */
 	err = capture_leftovers(NULL, NULL);
 	if (err > 0)
@@ -446,8 +427,6 @@ static void stop(struct daemon *d)
 	annotations__stop(d->ann);
 	jobs__free(d->jobs);
 	d->jobs = NULL;
-	sampler__free(d->sampler);
-	d->sampler = NULL;
 	kube__free(d->kube);
 	d->kube = NULL;
 	/* after kube: its watch thread may report a request until it is joined */

@@ -62,8 +62,8 @@ static int route_audit(enum api_route r)
 	}
 }
 
-static void audit_log(struct api *a, enum audit_what what, const char *who, const char *target,
-		      const char *result, const char *detail)
+void api_audit(struct api *a, enum audit_what what, const char *who, const char *target,
+	       const char *result, const char *detail)
 {
 	struct audit_entry e = {
 		.what = what,
@@ -336,7 +336,7 @@ static enum MHD_Result h_capture(struct api *a, struct MHD_Connection *c, struct
 
 		snprintf(detail, sizeof(detail), "%s; request=%s", err,
 			 audit_raw_request(r->body, r->len, raw, sizeof(raw)));
-		audit_log(a, AUDIT_CAPTURE, r->who, "-", "invalid", detail);
+		api_audit(a, AUDIT_CAPTURE, r->who, "-", "invalid", detail);
 		return api_respond_error(a, c, 400, "%s", err);
 	}
 	api_format_target(&req.target, tbuf, sizeof(tbuf));
@@ -351,11 +351,11 @@ static enum MHD_Result h_capture(struct api *a, struct MHD_Connection *c, struct
 		 ret ? (err[0] ? err : strerror(-ret)) : "");
 	if (ret) {
 		code = api_errno_code(ret);
-		audit_log(a, AUDIT_CAPTURE, r->who, tbuf, code == 500 ? "failed" : "refused",
+		api_audit(a, AUDIT_CAPTURE, r->who, tbuf, code == 500 ? "failed" : "refused",
 			  detail);
 		return api_respond_error(a, c, code, "%s", err[0] ? err : strerror(-ret));
 	}
-	audit_log(a, AUDIT_CAPTURE, r->who, tbuf, "accepted", detail);
+	api_audit(a, AUDIT_CAPTURE, r->who, tbuf, "accepted", detail);
 	doc = json_pack("{s:s, s:s, s:s, s:s, s:i}", "id", id, "state", "running", "target", tbuf,
 			"question", question_info(req.question)->id, "duration_seconds",
 			(int)req.duration_s);
@@ -478,7 +478,7 @@ static enum MHD_Result h_download(struct api *a, struct MHD_Connection *c, struc
 	snprintf(detail, sizeof(detail), "format=%s",
 		 fmt == API_FORMAT_PPROF ? "pprof" : "collapsed");
 	if (ret) {
-		audit_log(a, AUDIT_DOWNLOAD, r->who, r->m.id, "failed", strerror(-ret));
+		api_audit(a, AUDIT_DOWNLOAD, r->who, r->m.id, "failed", strerror(-ret));
 		return api_respond_error(a, c, 500, "cannot read profile %s: %s", r->m.id,
 					 strerror(-ret));
 	}
@@ -493,7 +493,7 @@ static enum MHD_Result h_download(struct api *a, struct MHD_Connection *c, struc
 				fmt == API_FORMAT_PPROF ? "application/octet-stream" :
 							  "text/plain; charset=utf-8");
 	MHD_add_response_header(resp, "Content-Disposition", disp);
-	audit_log(a, AUDIT_DOWNLOAD, r->who, r->m.id, "ok", detail);
+	api_audit(a, AUDIT_DOWNLOAD, r->who, r->m.id, "ok", detail);
 	return api_queue(c, 200, resp);
 }
 
@@ -502,15 +502,15 @@ static enum MHD_Result h_delete(struct api *a, struct MHD_Connection *c, struct 
 	int err = store__delete(a->store, r->m.id);
 
 	if (err == -ENOENT) {
-		audit_log(a, AUDIT_DELETE, r->who, r->m.id, "failed", "no such profile");
+		api_audit(a, AUDIT_DELETE, r->who, r->m.id, "failed", "no such profile");
 		return api_respond_error(a, c, 404, "no profile %s", r->m.id);
 	}
 	if (err) {
-		audit_log(a, AUDIT_DELETE, r->who, r->m.id, "failed", strerror(-err));
+		api_audit(a, AUDIT_DELETE, r->who, r->m.id, "failed", strerror(-err));
 		return api_respond_error(a, c, 500, "cannot delete profile %s: %s", r->m.id,
 					 strerror(-err));
 	}
-	audit_log(a, AUDIT_DELETE, r->who, r->m.id, "ok", NULL);
+	api_audit(a, AUDIT_DELETE, r->who, r->m.id, "ok", NULL);
 	return api_respond_json(c, 200, json_pack("{s:s}", "deleted", r->m.id));
 }
 
@@ -521,20 +521,20 @@ static enum MHD_Result h_remove(struct api *a, struct MHD_Connection *c, struct 
 
 	ret = store__remove_all(a->store);
 	if (ret) {
-		audit_log(a, AUDIT_REMOVE, r->who, "profiler", "failed", strerror(-ret));
+		api_audit(a, AUDIT_REMOVE, r->who, "profiler", "failed", strerror(-ret));
 		return api_respond_error(a, c, 500, "cannot remove the profiles: %s",
 					 strerror(-ret));
 	}
 	if (a->ops->remove) {
 		ret = a->ops->remove(a->ops_ctx, err, sizeof(err));
 		if (ret) {
-			audit_log(a, AUDIT_REMOVE, r->who, "profiler", "failed",
+			api_audit(a, AUDIT_REMOVE, r->who, "profiler", "failed",
 				  err[0] ? err : strerror(-ret));
 			return api_respond_error(a, c, 500, "cannot remove the profiler: %s",
 						 err[0] ? err : strerror(-ret));
 		}
 	}
-	audit_log(a, AUDIT_REMOVE, r->who, "profiler", "ok", NULL);
+	api_audit(a, AUDIT_REMOVE, r->who, "profiler", "ok", NULL);
 	return api_respond_json(c, 200, json_pack("{s:b}", "removed", 1));
 }
 
@@ -626,6 +626,8 @@ static enum MHD_Result dispatch(struct api *a, struct MHD_Connection *c, struct 
 		return api_flamegraph(a, c, r);
 	case API_COMPARE:
 		return api_compare(a, c);
+	case API_CONTINUOUS:
+		return api_continuous(a, c, r);
 	case API_SYMBOLS_UPLOAD:
 	default:
 		break;
@@ -658,7 +660,7 @@ static bool deny(struct api *a, struct MHD_Connection *c, struct req *r, enum to
 	}
 	target = r->m.id[0] ? r->m.id : r->m.route == API_REMOVE ? "profiler" : "-";
 	if (what >= 0)
-		audit_log(a, what, r->who, target, "denied", token_role_name(role));
+		api_audit(a, what, r->who, target, "denied", token_role_name(role));
 	*ret = respond_denied(a, c, r);
 	return true;
 }
@@ -674,7 +676,7 @@ static enum MHD_Result capture_denied(struct api *a, struct MHD_Connection *c, s
 		api_format_target(&req.target, tbuf, sizeof(tbuf));
 	snprintf(detail, sizeof(detail), "%s: request=%s", token_role_name(r->role),
 		 audit_raw_request(r->body, r->len, raw, sizeof(raw)));
-	audit_log(a, AUDIT_CAPTURE, r->who, tbuf, "denied", detail);
+	api_audit(a, AUDIT_CAPTURE, r->who, tbuf, "denied", detail);
 	return respond_denied(a, c, r);
 }
 
@@ -720,7 +722,7 @@ static bool first_call(struct api *a, struct MHD_Connection *c, const char *url,
 	}
 	/* before the size check: uploads will have their own, larger bound */
 	if (r->m.route == API_SYMBOLS_UPLOAD) {
-		audit_log(a, AUDIT_UPLOAD, r->who, "-", "refused", "not implemented");
+		api_audit(a, AUDIT_UPLOAD, r->who, "-", "refused", "not implemented");
 		*ret = api_respond_error(a, c, 501,
 					 "symbol uploads are not available in this version");
 		return true;

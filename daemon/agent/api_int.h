@@ -17,6 +17,7 @@
 #include <microhttpd.h>
 
 #include "daemon/agent/api.h"
+#include "daemon/agent/audit.h"
 #include "daemon/agent/session.h"
 
 #define ERR_SIZE 512
@@ -84,6 +85,9 @@ unsigned int api_errno_code(int err);
 const char *api_show_url(const char *url, char buf[104]);
 /* The query argument @key, or NULL. */
 const char *api_arg(struct MHD_Connection *c, const char *key);
+/* Appends a line to the audit trail (audit.h); a failure is counted in /metrics and logged. */
+void api_audit(struct api *a, enum audit_what what, const char *who, const char *target,
+	       const char *result, const char *detail);
 
 /* api_web.c: the page's files and sign-in, the views. */
 enum MHD_Result api_page(struct api *a, struct MHD_Connection *c, const char *url);
@@ -93,6 +97,7 @@ enum MHD_Result api_session_end(struct api *a, struct MHD_Connection *c, struct 
 enum MHD_Result api_processes(struct api *a, struct MHD_Connection *c);
 enum MHD_Result api_flamegraph(struct api *a, struct MHD_Connection *c, struct req *r);
 enum MHD_Result api_compare(struct api *a, struct MHD_Connection *c);
+enum MHD_Result api_continuous(struct api *a, struct MHD_Connection *c, struct req *r);
 /* The role of the request's bearer token or page cookie; answers 401 when it has none. */
 enum token_role api_authenticate(struct api *a, struct MHD_Connection *c, struct req *r,
 				 enum MHD_Result *ret);

@@ -11,9 +11,12 @@
 
 #include <jansson.h>
 
+#include "base/clock.h"
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define SHOW_MAX 40
 #define PIDS_MAX 64
+#define NS_PER_S 1000000000LL
 
 _Static_assert(ARRAY_SIZE(((struct capture_target *)0)->pids) == PIDS_MAX, "pids");
 
@@ -98,6 +101,7 @@ static const struct {
 	{ "POST", "/v1/symbols", API_SYMBOLS_UPLOAD, TOKEN_ROLE_OPERATOR, false },
 	{ "GET", "/v1/profiles/*/flamegraph", API_PROFILE_FLAMEGRAPH, TOKEN_ROLE_VIEWER, false },
 	{ "GET", "/v1/compare", API_COMPARE, TOKEN_ROLE_VIEWER, false },
+	{ "GET", "/v1/continuous", API_CONTINUOUS, TOKEN_ROLE_VIEWER, false },
 	{ "GET", "/v1/processes", API_PROCESSES, TOKEN_ROLE_VIEWER, false },
 	/* signing in needs no token, nor does asking who is signed in; signing out does */
 	{ "GET", "/v1/session", API_SESSION, TOKEN_ROLE_NONE, false },
@@ -509,4 +513,208 @@ const char *api_format_target(const struct capture_target *t, char *buf, size_t 
 		snprintf(buf, size, "server");
 	}
 	return buf;
+}
+
+/* @n decimal digits at @p (stopping at a NUL: it is no digit) into *@v. */
+static bool digits(const char *p, size_t n, unsigned int *v)
+{
+	size_t i;
+
+	*v = 0;
+	for (i = 0; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+		*v = *v * 10 + (unsigned int)(p[i] - '0');
+	}
+	return true;
+}
+
+static unsigned int days_in_month(unsigned int y, unsigned int m)
+{
+	static const unsigned char days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+
+	return days[m - 1] + (m == 2 && leap);
+}
+
+/* Days from 1970-01-01 to @y-@m-@d, proleptic Gregorian (H. Hinnant's days_from_civil). */
+static int64_t days_from_civil(int64_t y, unsigned int m, unsigned int d)
+{
+	int64_t era;
+	unsigned int yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = (unsigned int)(y - era * 400);
+	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+/* ".F" (1 to 9 digits) at *@p, if any, into *@ns, moving *@p past it. */
+static bool fraction(const char **p, int64_t *ns)
+{
+	const char *q = *p;
+	unsigned int n;
+
+	*ns = 0;
+	if (*q != '.')
+		return true;
+	for (q++, n = 0; *q >= '0' && *q <= '9'; q++, n++)
+		if (n < 9)
+			*ns = *ns * 10 + (*q - '0');
+	if (!n || n > 9)
+		return false;
+	for (; n < 9; n++)
+		*ns *= 10;
+	*p = q;
+	return true;
+}
+
+/* "Z" or "+HH:MM" / "-HH:MM" (or " HH:MM": a '+' a query string decoded) ending @p. */
+static bool zone(const char *p, int64_t *off_s)
+{
+	unsigned int h, m;
+
+	if ((p[0] == 'Z' || p[0] == 'z') && !p[1]) {
+		*off_s = 0;
+		return true;
+	}
+	if ((p[0] != '+' && p[0] != '-' && p[0] != ' ') || !digits(p + 1, 2, &h) || p[3] != ':' ||
+	    !digits(p + 4, 2, &m) || p[6] || h > 23 || m > 59)
+		return false;
+	*off_s = (p[0] == '-' ? -1 : 1) * (int64_t)(h * 3600 + m * 60);
+	return true;
+}
+
+/* "YYYY-MM-DDTHH:MM:SS[.F]" and a zone: the seconds since the epoch (any year 0000 to 9999,
+ * range unchecked) and the fraction in ns. */
+static bool rfc3339(const char *s, int64_t *secs, int64_t *frac_ns)
+{
+	unsigned int y, mo, d, h, mi, sec;
+	const char *p = s + 19;
+	int64_t off;
+
+	if (!digits(s, 4, &y) || s[4] != '-' || !digits(s + 5, 2, &mo) || s[7] != '-' ||
+	    !digits(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't') || !digits(s + 11, 2, &h) ||
+	    s[13] != ':' || !digits(s + 14, 2, &mi) || s[16] != ':' || !digits(s + 17, 2, &sec))
+		return false;
+	/* second 60: a leap second, as RFC 3339 allows */
+	if (!mo || mo > 12 || !d || d > days_in_month(y, mo) || h > 23 || mi > 59 || sec > 60)
+		return false;
+	if (!fraction(&p, frac_ns) || !zone(p, &off))
+		return false;
+	*secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - off;
+	return true;
+}
+
+int api_parse_time(const char *s, const char *what, int64_t *out, char *err, size_t size)
+{
+	char b[SHOW_MAX + 4];
+	int64_t secs = -1, frac = 0;
+	unsigned long v;
+
+	if (!s || !*s)
+		return fail(err, size,
+			    "%s is empty: write RFC 3339 (2026-12-07T10:00:00Z) or unix "
+			    "seconds",
+			    what);
+	if (!s[strspn(s, "0123456789")]) {
+		if (!api_parse_uint(s, what, (unsigned long)API_TIME_MAX_S, 0, &v, NULL, 0))
+			secs = (int64_t)v;
+	} else if (!rfc3339(s, &secs, &frac)) {
+		return fail(err, size,
+			    "%s must be a time: RFC 3339 (2026-12-07T10:00:00Z) or unix seconds, "
+			    "not '%s'",
+			    what, show(s, strlen(s), b));
+	}
+	if (secs < 0 || secs > API_TIME_MAX_S)
+		return fail(err, size, "%s must be a time from 1970 to 2262, not '%s'", what,
+			    show(s, strlen(s), b));
+	*out = secs * NS_PER_S + frac;
+	return 0;
+}
+
+/* A query value: NULL and "" both mean "the default". */
+static const char *given(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+
+static int view_format(const char *s, enum api_format *out, char *err, size_t size)
+{
+	char b[SHOW_MAX + 4];
+
+	if (!s || !strcmp(s, "html"))
+		*out = API_FORMAT_HTML;
+	else if (!strcmp(s, "pprof"))
+		*out = API_FORMAT_PPROF;
+	else if (!strcmp(s, "collapsed"))
+		*out = API_FORMAT_COLLAPSED;
+	else
+		return fail(err, size, "format must be html, pprof or collapsed, not '%s'",
+			    show(s, strlen(s), b));
+	return 0;
+}
+
+/* NAME; NAMESPACE/NAME is refused: a continuous profile's samples name the Service only. */
+static int continuous_service(const char *s, char *out, size_t out_size, char *err, size_t size)
+{
+	const char *slash;
+	char b[SHOW_MAX + 4];
+
+	out[0] = '\0';
+	if (!s)
+		return 0;
+	if (api_parse_service(s, out, out_size, err, size))
+		return -EINVAL;
+	slash = strchr(s, '/');
+	if (slash) {
+		out[0] = '\0';
+		return fail(err, size,
+			    "a continuous profile names a Service as its samples do, without its "
+			    "namespace: ask service=%s (every Service of that name on this server)",
+			    show(slash + 1, strlen(slash + 1), b));
+	}
+	return 0;
+}
+
+/* from < until, at most API_CONTINUOUS_MAX_S apart. */
+static int check_range(int64_t from, int64_t until, char *err, size_t size)
+{
+	char a[CLOCK_RFC3339_MAX], b[CLOCK_RFC3339_MAX];
+
+	clock_rfc3339(a, sizeof(a), from, 0);
+	clock_rfc3339(b, sizeof(b), until, 0);
+	if (from >= until)
+		return fail(err, size, "from (%s) must be before until (%s)", a, b);
+	if (until - from > API_CONTINUOUS_MAX_S * NS_PER_S)
+		return fail(err, size,
+			    "the range from %s to %s is longer than %d days (%d hours), the most "
+			    "that is merged: ask a shorter one",
+			    a, b, API_CONTINUOUS_MAX_S / 86400, API_CONTINUOUS_MAX_S / 3600);
+	return 0;
+}
+
+int api_parse_continuous_query(const char *service, const char *from, const char *until,
+			       const char *format, int64_t now_ns, struct api_continuous_req *out,
+			       char *err, size_t size)
+{
+	const int64_t dflt = API_CONTINUOUS_DEFAULT_S * NS_PER_S;
+	struct api_continuous_req r;
+
+	memset(&r, 0, sizeof(r));
+	if (continuous_service(given(service), r.service, sizeof(r.service), err, size) ||
+	    view_format(given(format), &r.format, err, size))
+		return -EINVAL;
+	r.until_ns = now_ns;
+	if (given(until) && api_parse_time(until, "until", &r.until_ns, err, size))
+		return -EINVAL;
+	r.from_ns = r.until_ns > dflt ? r.until_ns - dflt : 0;
+	if (given(from) && api_parse_time(from, "from", &r.from_ns, err, size))
+		return -EINVAL;
+	if (check_range(r.from_ns, r.until_ns, err, size))
+		return -EINVAL;
+	*out = r;
+	return 0;
 }

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "daemon/capture/question.h"
 #include "daemon/agent/store.h"
@@ -46,6 +47,7 @@ enum api_route {
 	API_PROCESSES,		/* GET /v1/processes: busiest processes and Services */
 	API_PROFILE_FLAMEGRAPH, /* GET /v1/profiles/ID/flamegraph */
 	API_COMPARE,		/* GET /v1/compare?base=ID&new=ID */
+	API_CONTINUOUS,		/* GET /v1/continuous: the continuous profile of a range */
 	API_ROUTE_COUNT,
 };
 
@@ -103,6 +105,7 @@ int api_parse_capture_body(const char *body, size_t len, struct api_capture_req 
 enum api_format {
 	API_FORMAT_PPROF = 0,
 	API_FORMAT_COLLAPSED,
+	API_FORMAT_HTML, /* a view's page (GET /v1/continuous); never a download's format */
 };
 
 /* The target in the form api_parse_target() reads ("service:billing", "service:shop/billing")
@@ -126,5 +129,37 @@ int api_split_service(const char *s, char *ns, size_t ns_size, const char **name
 /* A decimal number in [0, @max] (no sign, no spaces); NULL gives @dflt. */
 int api_parse_uint(const char *s, const char *what, unsigned long max, unsigned long dflt,
 		   unsigned long *out, char *err, size_t size);
+
+/* The last second whose nanoseconds since the epoch fit an int64_t: 2262-04-11T23:47:15Z. */
+#define API_TIME_MAX_S 9223372035LL
+/* GET /v1/continuous: the range when `from` is not given, and the longest one. */
+#define API_CONTINUOUS_DEFAULT_S 3600
+#define API_CONTINUOUS_MAX_S (7 * 24 * 3600)
+
+/*
+ * A time of a query, into ns since the epoch: RFC 3339 ("2026-12-07T10:00:00Z",
+ * "2026-12-07T11:00:00.250+01:00"; 'T' or 't', 'Z' or 'z', up to 9 digits of fraction; a space
+ * stands for the '+' of an offset, as a query string turns an unescaped '+' into one) or unix
+ * seconds ("1796637600"), from 1970 to API_TIME_MAX_S. @what names it in messages ("from").
+ */
+int api_parse_time(const char *s, const char *what, int64_t *out, char *err, size_t size);
+
+/* The query of GET /v1/continuous, checked. */
+struct api_continuous_req {
+	char service[STORE_NAME_MAX]; /* a Service NAME; "" the whole server */
+	int64_t from_ns, until_ns;    /* from < until, at most API_CONTINUOUS_MAX_S apart */
+	enum api_format format;	      /* html (the default), pprof or collapsed */
+};
+
+/*
+ * Parses the values of GET /v1/continuous (each may be NULL or "": the default): @service NAME
+ * (NAMESPACE/NAME is refused: the samples of a continuous profile name a Service, not its
+ * namespace), @from and @until (api_parse_time(); until defaults to @now_ns, from to until -
+ * API_CONTINUOUS_DEFAULT_S), @format "html", "pprof" or "collapsed". Refuses from >= until and a
+ * range over API_CONTINUOUS_MAX_S.
+ */
+int api_parse_continuous_query(const char *service, const char *from, const char *until,
+			       const char *format, int64_t now_ns, struct api_continuous_req *out,
+			       char *err, size_t size);
 
 #endif

@@ -4,6 +4,7 @@
  * sign-in and sign-out, who is signed in, the cross-site checks, and the views drawn from
  * stored profiles (flame graph, compare) and the busiest processes.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -202,24 +203,120 @@ enum MHD_Result api_compare(struct api *a, struct MHD_Connection *c)
 	const char *base = api_arg(c, "base"), *next = api_arg(c, "new"),
 		   *fmt = api_arg(c, "format");
 	char err[ERR_SIZE] = "", *out = NULL;
-	bool collapsed;
+	bool collapsed, continuous = base && !strcmp(base, "continuous");
 	size_t len = 0;
 	int ret;
 
-	if (!base || !next || !store_id_valid(base) || !store_id_valid(next))
+	if (!base || !next || (!continuous && !store_id_valid(base)) || !store_id_valid(next))
 		return api_respond_error(a, c, 400,
 					 "compare needs two profile ids: "
-					 "/v1/compare?base=ID&new=ID");
+					 "/v1/compare?base=ID&new=ID, or base=continuous: the "
+					 "continuous profile of the hour before profile ID");
 	if (fmt && strcmp(fmt, "html") && strcmp(fmt, "collapsed"))
 		return api_respond_error(a, c, 400, "format must be html or collapsed");
 	collapsed = fmt && !strcmp(fmt, "collapsed");
-	ret = view_compare(a->store, base, next, collapsed, &out, &len, err, sizeof(err));
+	if (continuous)
+		ret = view_compare_continuous(a->store, next, collapsed, &out, &len, err,
+					      sizeof(err));
+	else
+		ret = view_compare(a->store, base, next, collapsed, &out, &len, err, sizeof(err));
 	if (ret)
 		return api_respond_error(a, c, api_errno_code(ret), "%s",
 					 err[0] ? err : strerror(-ret));
 	return api_respond_text(c, 200, out, len,
 				collapsed ? "text/plain; charset=utf-8" :
 					    "text/html; charset=utf-8");
+}
+
+/* "20261207T100000Z": RFC 3339 without its separators, for a file name. */
+static const char *stamp(int64_t ns, char buf[CLOCK_RFC3339_MAX])
+{
+	char t[CLOCK_RFC3339_MAX];
+	size_t i, n = 0;
+
+	clock_rfc3339(t, sizeof(t), ns, 0);
+	for (i = 0; t[i]; i++)
+		if (t[i] != '-' && t[i] != ':')
+			buf[n++] = t[i];
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Content-Disposition of a continuous download: "continuous-NAME-FROM-UNTIL.EXT", the Service
+ * name cut to 64 bytes of [A-Za-z0-9._-] (others become '_'), or "server". */
+static void continuous_disposition(const struct api_continuous_req *q, char *buf, size_t size)
+{
+	char name[65], from[CLOCK_RFC3339_MAX], until[CLOCK_RFC3339_MAX];
+	const char *svc = q->service[0] ? q->service : "server";
+	size_t i;
+
+	for (i = 0; svc[i] && i < sizeof(name) - 1; i++)
+		name[i] = isalnum((unsigned char)svc[i]) || strchr("._-", svc[i]) ? svc[i] : '_';
+	name[i] = '\0';
+	snprintf(buf, size, "attachment; filename=\"continuous-%s-%s-%s.%s\"", name,
+		 stamp(q->from_ns, from), stamp(q->until_ns, until),
+		 q->format == API_FORMAT_PPROF ? "pb.gz" : "collapsed");
+}
+
+/* A continuous download in the audit trail, as GET /v1/profiles/ID/download is: done, or failed
+ * (500); a bad request and nothing to download (400, 404) are not. */
+static void continuous_audit(struct api *a, const struct req *r, const struct api_continuous_req *q,
+			     int ret, const char *err)
+{
+	char target[STORE_NAME_MAX + 32], detail[ERR_SIZE + 128], from[CLOCK_RFC3339_MAX],
+		until[CLOCK_RFC3339_MAX];
+	unsigned int code = ret ? api_errno_code(ret) : 200;
+
+	if (code != 200 && code < 500)
+		return;
+	snprintf(target, sizeof(target), "continuous:%s%s", q->service[0] ? "service:" : "server",
+		 q->service);
+	clock_rfc3339(from, sizeof(from), q->from_ns, 0);
+	clock_rfc3339(until, sizeof(until), q->until_ns, 0);
+	snprintf(detail, sizeof(detail), "format=%s from=%s until=%s%s%s",
+		 q->format == API_FORMAT_PPROF ? "pprof" : "collapsed", from, until,
+		 ret ? ": " : "", ret ? err : "");
+	api_audit(a, AUDIT_DOWNLOAD, r->who, target, ret ? "failed" : "ok", detail);
+}
+
+static enum view_format view_format_of(enum api_format f)
+{
+	return f == API_FORMAT_PPROF	 ? VIEW_PPROF :
+	       f == API_FORMAT_COLLAPSED ? VIEW_COLLAPSED :
+					   VIEW_HTML;
+}
+
+/* GET /v1/continuous: the page (html), or a download (pprof, collapsed; audited). */
+enum MHD_Result api_continuous(struct api *a, struct MHD_Connection *c, struct req *r)
+{
+	char err[ERR_SIZE] = "", *out = NULL, disp[STORE_NAME_MAX + 128];
+	struct api_continuous_req q;
+	struct view_range vr;
+	size_t len = 0;
+	int ret;
+
+	if (api_parse_continuous_query(api_arg(c, "service"), api_arg(c, "from"),
+				       api_arg(c, "until"), api_arg(c, "format"), clock_real_ns(),
+				       &q, err, sizeof(err)))
+		return api_respond_error(a, c, 400, "%s", err);
+	vr = (struct view_range){ .from_ns = q.from_ns,
+				  .until_ns = q.until_ns,
+				  .service = q.service };
+	ret = view_continuous(a->store, &vr, view_format_of(q.format), &out, &len, err,
+			      sizeof(err));
+	if (!err[0] && ret)
+		snprintf(err, sizeof(err), "%s", strerror(-ret));
+	if (q.format != API_FORMAT_HTML)
+		continuous_audit(a, r, &q, ret, err);
+	if (ret)
+		return api_respond_error(a, c, api_errno_code(ret), "%s", err);
+	if (q.format == API_FORMAT_HTML)
+		return api_respond_text(c, 200, out, len, "text/html; charset=utf-8");
+	continuous_disposition(&q, disp, sizeof(disp));
+	return api_respond_text_hdr(c, 200, out, len,
+				    q.format == API_FORMAT_PPROF ? "application/octet-stream" :
+								   "text/plain; charset=utf-8",
+				    "Content-Disposition", disp);
 }
 
 /*

@@ -92,13 +92,35 @@ static void wait_ms(struct continuous *c, int ms)
 		nanosleep(&ts, NULL);
 }
 
+/* Loads the sampler (seconds of the kernel's verifier: on this thread, not the agent's start).
+ * Returns 0 or -errno (logged). */
+static int load(struct continuous *c)
+{
+	struct capture_kept_opts ko = { .freq_hz = c->o.freq_hz,
+					.name_fn = c->jobs.name_fn,
+					.name_ctx = c->jobs.name_ctx };
+	char err[CONTINUOUS_MSG_MAX];
+	int ret;
+
+	ret = capture_kept__new(&ko, &c->kept, err, sizeof(err));
+	if (ret) {
+		pr_err("continuous profiling cannot start: %s", err);
+		return ret;
+	}
+	pr_info("continuous profiling: the whole server at %u Hz, a profile every %u s",
+		capture_kept__hz(c->kept), c->o.window_s);
+	return 0;
+}
+
 static void *thread_main(void *arg)
 {
 	struct continuous *c = arg;
 	struct job *j = malloc(sizeof(*j));
 
-	if (!j) {
-		pr_err("continuous profiling: out of memory, stopped");
+	if (!j || load(c)) {
+		if (!j)
+			pr_err("continuous profiling: out of memory, stopped");
+		free(j);
 		return NULL;
 	}
 	while (!c->stop) {
@@ -117,9 +139,7 @@ static void *thread_main(void *arg)
 
 int continuous__new(const struct continuous_opts *opts, struct continuous **out)
 {
-	struct capture_kept_opts ko = {};
 	struct continuous *c;
-	char err[CONTINUOUS_MSG_MAX];
 	int ret;
 
 	if (!opts || !opts->jobs || !opts->jobs->store || !opts->jobs->captures_dir)
@@ -132,27 +152,15 @@ int continuous__new(const struct continuous_opts *opts, struct continuous **out)
 	c->o.jobs = &c->jobs;
 	if (!c->o.window_s)
 		c->o.window_s = 60;
-	ko.freq_hz = c->o.freq_hz;
-	ko.name_fn = c->jobs.name_fn;
-	ko.name_ctx = c->jobs.name_ctx;
-	ret = capture_kept__new(&ko, &c->kept, err, sizeof(err));
-	if (ret) {
-		pr_err("continuous profiling cannot start: %s", err);
-		goto err_free;
-	}
 	ret = -pthread_create(&c->thread, NULL, thread_main, c);
 	if (ret) {
 		pr_err_errno(ret, "continuous profiling: cannot start its thread");
-		goto err_free;
+		continuous__free(c);
+		return ret;
 	}
 	c->started = true;
-	pr_info("continuous profiling: the whole server at %u Hz, a profile every %u s",
-		capture_kept__hz(c->kept), c->o.window_s);
 	*out = c;
 	return 0;
-err_free:
-	continuous__free(c);
-	return ret;
 }
 
 void continuous__free(struct continuous *c)

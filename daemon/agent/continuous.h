@@ -28,7 +28,9 @@ struct continuous_stats {
 
 struct continuous;
 
-/* Loads the sampler and starts the thread. Returns 0, or -errno (logged with the reason). */
+/* Starts the thread, which loads the sampler (a failure to load is logged, and the agent runs
+ * on without continuous profiling) and then takes window after window. Returns 0, or -errno
+ * (logged). */
 int continuous__new(const struct continuous_opts *opts, struct continuous **out);
 
 /* Stops the window running (it is not stored), joins the thread and unloads. Accepts NULL. */

@@ -21,6 +21,7 @@
 #include "base/log.h"
 #include "daemon/agent/audit.h"
 #include "daemon/agent/sink.h"
+#include "daemon/collectors/sampler.h"
 
 #define SUMMARY_MAX_BYTES (16u << 20)
 #define STOPPED_MSG "the agent stopped during the capture; annotate again to retry"
@@ -39,6 +40,7 @@ struct jobs {
 	struct api_progress progress;
 	pthread_t worker;
 	bool worker_started;
+	struct sampler *sampler; /* the worker's, kept loaded (jobs_opts.keep_sampler) */
 	volatile sig_atomic_t stop_capture;
 };
 
@@ -335,7 +337,7 @@ static int capture(struct jobs *js, const struct job *j, const char *dir, struct
 		.name_fn = js->o.name_fn,
 		.name_ctx = js->o.name_ctx,
 		.async_profiler = js->o.async_profiler,
-		.sampler = js->o.sampler,
+		.keep_sampler = js->o.keep_sampler ? &js->sampler : NULL,
 	};
 	char target[TARGET_NAME_MAX + 16], msg[JOB_MSG_MAX + 64];
 	int ret;
@@ -450,6 +452,8 @@ static void *worker_main(void *arg)
 	js->job = NULL;
 	pthread_mutex_unlock(&js->lock);
 	free(res);
+	sampler__free(js->sampler);
+	js->sampler = NULL;
 	return NULL;
 }
 

@@ -18,7 +18,6 @@
 #include "daemon/capture/capture.h"
 
 struct audit;
-struct sampler;
 struct sink;
 
 #define JOB_MSG_MAX 1024
@@ -64,7 +63,9 @@ struct jobs_opts {
 	owner_name_fn_t name_fn;     /* names Services; may be NULL */
 	void *name_ctx;
 	const char *async_profiler; /* capture_opts.async_profiler (the config's) */
-	struct sampler *sampler;    /* capture_opts.sampler: kept loaded; may be NULL, borrowed */
+	/* keep the on-CPU sampler loaded from the first cpu, wall or threads capture on, and
+	 * begin the later ones on it (capture_opts.keep_sampler) */
+	bool keep_sampler;
 	/* On the worker thread, may be NULL: a job starts (@message says what it captures), and
 	 * a job ended (called once the slot is free again, so a client that hears "done" can
 	 * ask for the next capture at once). */

@@ -436,6 +436,19 @@ out:
 	free(doomed);
 }
 
+/* What the bound on entries removes first: the oldest continuous window, then the oldest
+ * entry. Short windows make many entries (5 s ones, 17280 a day): they must not push out the
+ * profiles people asked for. */
+static size_t oldest_locked(struct store *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->v[i]->continuous)
+			return i;
+	return 0;
+}
+
 /* Retention after @added (NULL: every group) was stored. */
 static void retention_locked(struct store *s, const struct store_meta *added)
 {
@@ -469,7 +482,7 @@ static void retention_locked(struct store *s, const struct store_meta *added)
 		retention_all_locked(s);
 	}
 	while (s->n > s->max_entries)
-		if (remove_locked(s, 0))
+		if (remove_locked(s, oldest_locked(s)))
 			break;
 }
 
@@ -815,6 +828,53 @@ size_t store__list_q(struct store *s, const char *service, const char *question,
 	if (total)
 		*total = matches;
 	return n;
+}
+
+/* True when continuous entry @m's window overlaps [@from, @until). */
+static bool window_overlaps(const struct store_meta *m, int64_t from, int64_t until)
+{
+	int64_t len = (int64_t)m->duration_s * NS_PER_S;
+	int64_t end = m->start_ns > INT64_MAX - len ? INT64_MAX : m->start_ns + len;
+
+	if (!m->continuous || m->start_ns >= until)
+		return false;
+	return len ? end > from : m->start_ns >= from;
+}
+
+static int cmp_start(const void *a, const void *b)
+{
+	const struct store_meta *x = *(struct store_meta *const *)a;
+	const struct store_meta *y = *(struct store_meta *const *)b;
+
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return strcmp(x->id, y->id);
+}
+
+ssize_t store__list_continuous(struct store *s, int64_t from_ns, int64_t until_ns,
+			       bool oldest_first, struct store_meta *out, size_t max, size_t *total)
+{
+	const struct store_meta **v;
+	size_t i, k = 0, n;
+
+	pthread_mutex_lock(&s->lock);
+	v = malloc((s->n ? s->n : 1) * sizeof(*v)); /* at most max_entries pointers */
+	if (!v) {
+		pthread_mutex_unlock(&s->lock);
+		return -ENOMEM;
+	}
+	for (i = 0; i < s->n && from_ns < until_ns; i++)
+		if (window_overlaps(s->v[i], from_ns, until_ns))
+			v[k++] = s->v[i];
+	qsort(v, k, sizeof(*v), cmp_start);
+	n = k < max ? k : max;
+	for (i = 0; i < n; i++)
+		out[i] = *v[oldest_first ? i : k - 1 - i];
+	pthread_mutex_unlock(&s->lock);
+	free(v);
+	if (total)
+		*total = k;
+	return (ssize_t)n;
 }
 
 int store__get(struct store *s, const char *id, struct store_meta *out)

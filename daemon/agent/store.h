@@ -13,7 +13,7 @@
  * the time they were stored (created_ns, strictly increasing within a process), newest first.
  * Retention, applied on every add: the latest @retention_per_service listed profiles of each
  * (namespace, service): tenants in two namespaces never evict each other's; continuous-profiling entries for @continuous_retention_hours (never listed); at
- * most @max_entries entries in all (the oldest go first).
+ * most @max_entries entries in all (the oldest continuous entries go first, then the oldest).
  *
  * All methods are thread-safe (one mutex); results are copies owned by the caller.
  */
@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* "20261129T174501Z-a1b2c3" plus the NUL */
 #define STORE_ID_SIZE 24
@@ -123,6 +124,17 @@ size_t store__list(struct store *s, const char *service, size_t offset, struct s
 /* store__list() of the profiles of one question ("cpu") only; @question NULL: all. */
 size_t store__list_q(struct store *s, const char *service, const char *question, size_t offset,
 		     struct store_meta *out, size_t max, size_t *total);
+
+/*
+ * Copies up to @max continuous entries whose window [start_ns, start_ns + duration_s) overlaps
+ * [@from_ns, @until_ns) (a window of 0 s: when its start lies in the range) into @out, ordered
+ * by start_ns (then id): the oldest first with @oldest_first, else the newest first; when more
+ * match, the @max first of that order. *@total (may be NULL) gets the number of matches.
+ * Returns the number copied (0 for an empty range, @until_ns <= @from_ns), or -ENOMEM.
+ */
+ssize_t store__list_continuous(struct store *s, int64_t from_ns, int64_t until_ns,
+			       bool oldest_first, struct store_meta *out, size_t max,
+			       size_t *total);
 
 /* Copies the entry @id (continuous ones included) into @out. Returns 0 or -ENOENT. */
 int store__get(struct store *s, const char *id, struct store_meta *out);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * views: the pages the agent renders from stored profiles at read time, for the page's frames:
- * a profile's flame graph and the differential flame graph of two profiles (docs/api.md). Both
+ * a profile's flame graph, the differential flame graph of two profiles, and the continuous
+ * profile of a time range (history.h) and its comparison with a profile (docs/api.md). All
  * are drawn from profile.pb.gz, read through the store's open files (a profile deleted meanwhile
  * still renders whole), with the script and style under /ui (page.h), so they run under the
  * page's Content-Security-Policy.
@@ -11,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct store;
 
@@ -32,5 +34,43 @@ int view_flamegraph(struct store *s, const char *id, char **html, size_t *len, c
  */
 int view_compare(struct store *s, const char *base, const char *next, bool collapsed, char **out,
 		 size_t *len, char *err, size_t size);
+
+/* What view_continuous() writes. */
+enum view_format {
+	VIEW_HTML = 0,	/* the flame graph page */
+	VIEW_COLLAPSED, /* folded stacks (profile/collapsed.h) */
+	VIEW_PPROF,	/* gzipped pprof */
+};
+
+/* A range of the continuous profile, [from, until), wall clock. */
+struct view_range {
+	int64_t from_ns, until_ns;
+	const char *service; /* a Service name: its samples only; NULL or "": the whole server */
+};
+
+/*
+ * The continuous profile of @r (history.h) as @fmt into *@out (malloc'd), *@len. The whole
+ * server's has the owner and process frames at its root, as a server capture has; a Service's
+ * has not, as a capture of that Service has not. Returns 0, -ENOENT (no window in the range,
+ * or no sample of the Service), -EINVAL (too many windows), -EIO (none could be read), -errno;
+ * @err says which.
+ */
+int view_continuous(struct store *s, const struct view_range *r, enum view_format fmt, char **out,
+		    size_t *len, char *err, size_t size);
+
+/* How far back view_compare_continuous() looks: the hour before the profile. */
+#define VIEW_CONTINUOUS_BEFORE_S 3600
+
+/*
+ * Compares profile @next with the continuous profile of the hour before its start, of the
+ * same owner: its Service's samples (every namespace's Service of that name: the samples do
+ * not name a namespace), its unit's, or all of them for a server profile. Output as
+ * view_compare(). Returns 0; -ENOENT (no such profile, no window in that hour, no sample of
+ * the owner); -EINVAL (@next does not answer cpu, with view_compare()'s "these profiles answer
+ * different questions" message, or is of processes or a container, which the samples do not
+ * name as an owner); -errno; @err says which.
+ */
+int view_compare_continuous(struct store *s, const char *next, bool collapsed, char **out,
+			    size_t *len, char *err, size_t size);
 
 #endif

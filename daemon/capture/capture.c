@@ -663,7 +663,7 @@ static int start_source(struct capture *c, char *err, size_t size)
 		.ksym_ctx = c->frames,
 		.py = c->py,   /* CPythons that start while it runs */
 		.jvm = c->jvm, /* and JVMs */
-		.sampler = o->sampler,
+		.keep_sampler = o->keep_sampler,
 	};
 	size_t i;
 	int ret;

@@ -50,9 +50,9 @@ struct capture_opts {
 	 * cpu profile of the server at its rate, taken without the capture lock; NULL: a capture
 	 * that loads its own */
 	struct capture_kept *kept;
-	/* the agent's sampler, loaded once and kept loaded between captures (sampler_opts.preload):
-	 * cpu, wall and threads begin on it instead of loading their own; NULL: they load one */
-	struct sampler *sampler;
+	/* the agent's slot of a sampler kept loaded between captures (source_opts.keep_sampler):
+	 * cpu, wall and threads load it once and begin on it after; NULL: each loads its own */
+	struct sampler **keep_sampler;
 };
 
 /* One thread of a `threads` capture: how its time split, and what it was doing. */

@@ -93,6 +93,18 @@ static int on_task(void *ctx, uint32_t tgid, uint64_t cgroup_id)
 	return err;
 }
 
+/* The sampler kept in *@keep, loaded when it is empty or lacks the off-CPU programs. */
+static int kept_sampler(struct sampler **keep, bool offcpu)
+{
+	struct sampler_opts po = { .preload = true, .offcpu = offcpu };
+
+	if (*keep && offcpu && !sampler__offcpu_loaded(*keep)) {
+		sampler__free(*keep); /* once: the next one has both */
+		*keep = NULL;
+	}
+	return *keep ? 0 : sampler__new(&po, keep);
+}
+
 /* The sampler, walking @o's CPythons from its first sample. */
 static int new_sampler(struct source *s, const struct source_opts *o, unsigned int hz)
 {
@@ -106,9 +118,12 @@ static int new_sampler(struct source *s, const struct source_opts *o, unsigned i
 				   .npy = o->npy };
 	int err;
 
-	if (o->sampler) {
+	if (o->keep_sampler) {
 		/* the agent's, loaded once: this capture begins on it and leaves it loaded */
-		s->sampler = o->sampler;
+		err = kept_sampler(o->keep_sampler, so.offcpu);
+		if (err)
+			return err;
+		s->sampler = *o->keep_sampler;
 		s->sampler_borrowed = true;
 		err = sampler__begin(s->sampler, &so);
 		if (err && so.npy && err != -EPERM) {

@@ -91,10 +91,11 @@ struct source_opts {
 	struct pyframes *py;
 	/* borrowed, may be NULL: the same for HotSpot JVMs (daemon/capture/jvmframes.h) */
 	struct jvmframes *jvm;
-	/* borrowed, may be NULL: a sampler loaded with sampler_opts.preload and kept loaded
-	 * between captures (the agent's, issue 18), used by cpu, wall and threads instead of
-	 * loading one; stopped, not freed, by source__free() */
-	struct sampler *sampler;
+	/* may be NULL: the slot of a sampler kept loaded between captures (the agent's, issue
+	 * 18). cpu, wall and threads load one into it (sampler_opts.preload) when it is empty or
+	 * lacks the off-CPU programs they need, and begin on it instead of loading their own;
+	 * source__free() stops it and leaves it there: its owner frees it (sampler__free()) */
+	struct sampler **keep_sampler;
 };
 
 struct source_stats {

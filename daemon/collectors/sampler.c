@@ -270,11 +270,11 @@ int sampler__new(const struct sampler_opts *opts, struct sampler **out)
 	}
 	if (opts->count_entries)
 		bpf_map__set_max_entries(s->skel->maps.counts, opts->count_entries);
-	/* a preloaded sampler serves cpu and wall alike: the off-CPU programs are loaded, and
+	/* loaded with off-CPU programs, a sampler kept loaded serves cpu and wall alike: they are
 	 * attached only for a capture that asks */
-	choose_offcpu(s, opts->offcpu || opts->preload);
+	choose_offcpu(s, opts->offcpu);
 	s->offcpu = opts->offcpu;
-	s->offcpu_loaded = opts->offcpu || opts->preload;
+	s->offcpu_loaded = opts->offcpu;
 
 	err = sampler_bpf__load(s->skel);
 	if (err) {
@@ -433,6 +433,11 @@ int sampler__begin(struct sampler *s, const struct sampler_opts *opts)
 	s->offcpu = opts->offcpu;
 	s->freq_hz = opts->freq_hz ? opts->freq_hz : 99;
 	return sampler__start(s);
+}
+
+bool sampler__offcpu_loaded(const struct sampler *s)
+{
+	return s->offcpu_loaded;
 }
 
 int sampler__clear(struct sampler *s)

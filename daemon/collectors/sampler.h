@@ -41,8 +41,9 @@ struct sampler_opts {
 	const uint32_t *py_tgids;
 	const struct py_proc *py_procs; /* bpf/python.h, one per py_tgids entry */
 	size_t npy;
-	/* load only, off-CPU programs included: nothing is attached before sampler__begin()
-	 * (the agent keeps one loaded between captures, issue 18) */
+	/* load only: nothing is attached before sampler__begin() (the agent keeps one loaded
+	 * between captures, issue 18); with offcpu, its off-CPU programs are loaded too and
+	 * attached only for the captures that ask */
 	bool preload;
 };
 
@@ -136,6 +137,8 @@ int sampler__start(struct sampler *s);
  * -EOPNOTSUPP (off-CPU asked of a sampler loaded without it), or -errno.
  */
 int sampler__begin(struct sampler *s, const struct sampler_opts *opts);
+/* Whether the off-CPU programs are loaded (sampler_opts.offcpu at sampler__new()). */
+bool sampler__offcpu_loaded(const struct sampler *s);
 int sampler__clear(struct sampler *s);
 int sampler__sweep(struct sampler *s);
 

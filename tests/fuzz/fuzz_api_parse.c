@@ -3,11 +3,13 @@
  * libFuzzer target for api_parse.c, the HTTP API's request parsing. The first byte picks the
  * parser, the rest is its input: a capture body (raw bytes, NULs included), a route (method and
  * path split at the first space), an Authorization header, a target, a plan query (three
- * values split at NUL bytes), a format, a service name, a number. Checks what the server
- * relies on: only the documented returns; on failure a terminated, printable-ASCII message and
- * the out-param untouched; on success values in range (duration 10/30/60, or 5 for threads;
- * at most 64 pids, none 0; names terminated and without control characters; a profile id
- * that is a safe path segment; a token inside the header without spaces).
+ * values split at NUL bytes), a format, a service name, a number, a time, the continuous
+ * query (four values split at NUL bytes). Checks what the server relies on: only the
+ * documented returns; on failure a terminated, printable-ASCII message and the out-param
+ * untouched; on success values in range (duration 10/30/60, or 5 for threads; at most 64 pids,
+ * none 0; names terminated and without control characters; a profile id that is a safe path
+ * segment; a token inside the header without spaces; a time from 1970 to API_TIME_MAX_S, a
+ * continuous range from < until at most API_CONTINUOUS_MAX_S long, a service without '/').
  */
 #include <errno.h>
 #include <stdint.h>
@@ -96,6 +98,57 @@ static void check_req_ret(int ret, const struct api_capture_req *r,
 		check_msg(err, size);
 }
 
+/* Up to @n values separated by NUL bytes in the @len bytes at @s (the rest NULL). */
+static void split(const char *s, size_t len, const char **v, size_t n)
+{
+	size_t k = 0, i = 0;
+
+	for (k = 0; k < n; k++)
+		v[k] = NULL;
+	for (k = 0; k < n && i <= len; k++) {
+		v[k] = s + i;
+		i += strlen(s + i) + 1;
+	}
+}
+
+static void check_time(const char *s)
+{
+	char err[256];
+	int64_t t = -1;
+	int ret;
+
+	ret = api_parse_time(s, "from", &t, err, sizeof(err));
+	if (ret == 0 && (t < 0 || t / 1000000000LL > API_TIME_MAX_S))
+		abort();
+	if (ret && (ret != -EINVAL || t != -1))
+		abort();
+	if (ret)
+		check_msg(err, sizeof(err));
+}
+
+static void check_continuous(const char *s, size_t len, int64_t now)
+{
+	struct api_continuous_req q, q0;
+	const char *v[4];
+	char err[256];
+	int ret;
+
+	split(s, len, v, 4);
+	memset(&q, 0xa5, sizeof(q));
+	q0 = q;
+	ret = api_parse_continuous_query(v[0], v[1], v[2], v[3], now, &q, err, sizeof(err));
+	if (ret) {
+		if (ret != -EINVAL || memcmp(&q, &q0, sizeof(q)))
+			abort();
+		check_msg(err, sizeof(err));
+		return;
+	}
+	if (q.from_ns < 0 || q.from_ns >= q.until_ns ||
+	    q.until_ns - q.from_ns > API_CONTINUOUS_MAX_S * 1000000000LL ||
+	    q.format > API_FORMAT_HTML || !TERMINATED(q.service) || strchr(q.service, '/'))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct api_capture_req req, req0;
@@ -117,7 +170,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&req, 0xa5, sizeof(req));
 	req0 = req;
 
-	switch (data[0] % 8) {
+	switch (data[0] % 10) {
 	case 0:
 		ret = api_parse_capture_body(s, len, &req, err, sizeof(err));
 		check_req_ret(ret, &req, &req0, err, sizeof(err));
@@ -131,7 +184,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (m.route >= API_ROUTE_COUNT || !TERMINATED(m.id) ||
 			    m.need > TOKEN_ROLE_ADMIN || strchr(m.id, '/') || strchr(m.id, '.'))
 				abort();
-			if (m.need == TOKEN_ROLE_NONE && m.route != API_METRICS)
+			/* no token: counts, the page's files and signing in only */
+			if (m.need == TOKEN_ROLE_NONE && m.route != API_METRICS &&
+			    m.route != API_PAGE && m.route != API_SESSION &&
+			    m.route != API_SESSION_START)
 				abort();
 		} else if (ret == -EOPNOTSUPP) {
 			if (!TERMINATED(allow) || !allow[0])
@@ -163,13 +219,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 4: {
 		/* three values separated by NUL bytes in the input */
-		const char *v[3] = { NULL, NULL, NULL };
-		size_t k = 0, i = 0;
+		const char *v[3];
 
-		while (k < 3 && i <= len) {
-			v[k++] = s + i;
-			i += strlen(s + i) + 1;
-		}
+		split(s, len, v, 3);
 		ret = api_parse_plan_query(v[0], v[1], v[2], &req, err, sizeof(err));
 		check_req_ret(ret, &req, &req0, err, sizeof(err));
 		break;
@@ -208,6 +260,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_msg(err, sizeof(err));
 		break;
 	}
+	case 8:
+		check_time(s);
+		break;
+	case 9:
+		/* "now" from the first byte too: the epoch, 2026, the last second there is */
+		check_continuous(s, len,
+				 data[0] < 100 ? 0 :
+				 data[0] < 200 ? 1796637600LL * 1000000000LL :
+						 API_TIME_MAX_S * 1000000000LL);
+		break;
 	}
 	free(s);
 	return 0;

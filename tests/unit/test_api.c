@@ -32,6 +32,8 @@
 #include "base/fileio.h"
 #include "daemon/agent/store.h"
 #include "daemon/agent/tokens.h"
+#include "profile/pprof.h"
+#include "profile/profile.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define VIEWER "viewer-token-0123456789"
@@ -478,6 +480,9 @@ static void test_matrix(void **state)
 		{ "POST", "/v1/symbols", NULL, 401, 403, 501, 501 },
 		{ "POST", "/v1/remove", NULL, 401, 403, 403, -1 /* test_remove */ },
 		{ "GET", "/metrics", NULL, 200, 200, 200, 200 },
+		/* no continuous window in the store */
+		{ "GET", "/v1/continuous", NULL, 401, 404, 404, 404 },
+		{ "GET", "/v1/continuous?format=pprof", NULL, 401, 404, 404, 404 },
 	};
 	const char *tokens[] = { NULL, VIEWER, OPERATOR, ADMIN };
 	struct resp r;
@@ -784,6 +789,170 @@ static void test_remove(void **state)
 	assert_int_equal(audit_count(f, "\"who\":\"carol\"", "\"what\":\"remove\"",
 				     "\"target\":\"profiler\"", "\"result\":\"ok\"", NULL),
 			 1);
+}
+
+/* --- continuous profiling: GET /v1/continuous, /v1/compare?base=continuous --------------- */
+
+#define NS(x) ((x) * 1000000000LL)
+#define T0 NS(1796637600LL) /* 2026-12-07T10:00:00Z */
+#define RANGE "from=2026-12-07T09:00:00Z&until=2026-12-07T10:00:00Z"
+
+/* Real capture files in ROOT/real: a pprof of @n samples of Service billing in main;work and
+ * one of System. */
+static const char *real_files(struct fx *f, int64_t n)
+{
+	static char dir[128];
+	struct prof_labels lb = { .owner = "Service billing", .process = "billing", .pid = 9 };
+	struct prof_labels ls = { .owner = "System", .process = "systemd", .pid = 1 };
+	struct prof_frame_info main_fi = { .function = "main", .mapping = "/app" };
+	struct prof_frame_info work_fi = { .function = "work", .mapping = "/app" };
+	int64_t vb[2] = { n, n }, vs[2] = { 1, 1 };
+	uint32_t frames[2];
+	struct profile *p;
+	char path[192];
+
+	snprintf(dir, sizeof(dir), "%s/real", f->root);
+	assert_int_equal(mkdir_p(dir), 0);
+	assert_int_equal(profile__new(&(struct profile_opts){ 0 }, &p), 0);
+	frames[1] = (uint32_t)profile__frame(p, &main_fi);
+	frames[0] = (uint32_t)profile__frame(p, &work_fi);
+	assert_int_equal(profile__add(p, frames, 2, &lb, vb), 0);
+	assert_int_equal(profile__add(p, frames + 1, 1, &ls, vs), 0);
+	snprintf(path, sizeof(path), "%s/profile.pb.gz", dir);
+	assert_int_equal(pprof_write_file(p, path), 0);
+	profile__free(p);
+	write_file(dir, "profile.collapsed", COLLAPSED, strlen(COLLAPSED));
+	write_file(dir, "summary.json", "{}", 2);
+	return dir;
+}
+
+/* Stores a profile with real files: a continuous window of the server, or a listed one of
+ * Service billing asking @question. */
+static void add_real(struct fx *f, bool continuous, const char *question, int64_t start,
+		     int64_t n, char *id)
+{
+	struct store_meta m = { 0 };
+
+	snprintf(m.service, sizeof(m.service), continuous ? "server" : "billing");
+	snprintf(m.question, sizeof(m.question), "%s", question);
+	snprintf(m.target_kind, sizeof(m.target_kind), continuous ? "server" : "service");
+	snprintf(m.target, sizeof(m.target), continuous ? "this server" : "Service billing");
+	m.start_ns = start;
+	m.duration_s = continuous ? 60 : 30;
+	m.continuous = continuous;
+	assert_int_equal(store__add(f->store, &m, real_files(f, n), id), 0);
+}
+
+static void test_continuous(void **state)
+{
+	struct fx *f = *state;
+	char id[STORE_ID_SIZE];
+	struct profile *p;
+	json_t *doc;
+	struct resp r;
+
+	http_error(f, "GET", "/v1/continuous?" RANGE, VIEWER, NULL, 404,
+		   "no continuous profile of this server between 2026-12-07T09:00:00Z and "
+		   "2026-12-07T10:00:00Z: continuous profiling is off or has not run then");
+	add_real(f, true, "cpu", T0 - NS(3600), 10, id);
+	add_real(f, true, "cpu", T0 - NS(3540), 10, id);
+	/* continuous windows are never listed */
+	get_list(f, "/v1/profiles", 3, 3, &doc);
+	json_decref(doc);
+
+	http(f, "GET", "/v1/continuous?" RANGE, VIEWER, NULL, 0, &r);
+	assert_int_equal(r.code, 200);
+	assert_non_null(strstr(r.headers, "Content-Type: text/html"));
+	assert_non_null(strstr(r.body, "this server, continuous, 2026-12-07T09:00:00Z"));
+	resp_free(&r);
+
+	http(f, "GET", "/v1/continuous?format=pprof&" RANGE, VIEWER, NULL, 0, &r);
+	assert_int_equal(r.code, 200);
+	assert_non_null(strstr(r.headers, "Content-Type: application/octet-stream"));
+	assert_non_null(strstr(r.headers, "Content-Disposition: attachment; filename=\"continuous-"
+					  "server-20261207T090000Z-20261207T100000Z.pb.gz\""));
+	assert_int_equal(pprof_decode(r.body, r.len, &p), 0);
+	assert_int_equal(profile__total(p, 0), 22);
+	profile__free(p);
+	resp_free(&r);
+
+	/* unix seconds; a Service's samples only, without the owner and process frames */
+	http(f, "GET",
+	     "/v1/continuous?service=billing&format=collapsed&from=1796634000&until=1796637600",
+	     VIEWER, NULL, 0, &r);
+	assert_int_equal(r.code, 200);
+	assert_string_equal(r.body, "main;work 20\n");
+	assert_non_null(strstr(r.headers, "filename=\"continuous-billing-20261207T090000Z-"
+					  "20261207T100000Z.collapsed\""));
+	resp_free(&r);
+
+	http_error(f, "GET", "/v1/continuous?service=nope&" RANGE, VIEWER, NULL, 404,
+		   "Service nope has no samples in the continuous profile");
+	http_error(f, "GET", "/v1/continuous?service=shop/billing&" RANGE, VIEWER, NULL, 400,
+		   "without its namespace: ask service=billing");
+	http_error(f, "GET", "/v1/continuous?from=2026-12-07T10:00:00Z&until=2026-12-07T09:00:00Z",
+		   VIEWER, NULL, 400, "must be before until");
+	http_error(f, "GET", "/v1/continuous?from=2026-11-01T00:00:00Z&until=2026-12-07T09:00:00Z",
+		   VIEWER, NULL, 400, "longer than 7 days (168 hours)");
+	http_error(f, "GET", "/v1/continuous?from=yesterday", VIEWER, NULL, 400,
+		   "from must be a time: RFC 3339");
+	http_error(f, "GET", "/v1/continuous?format=svg", VIEWER, NULL, 400,
+		   "format must be html, pprof or collapsed");
+	/* an offset: '+' escaped, and as a query string's space */
+	http(f, "GET", "/v1/continuous?from=2026-12-07T10:00:00%2B01:00&until=2026-12-07T11:00:00+01:00",
+	     VIEWER, NULL, 0, &r);
+	assert_int_equal(r.code, 200);
+	resp_free(&r);
+
+	/* downloads are audited, the page and what was not there are not */
+	assert_int_equal(audit_count(f, "\"what\":\"download\"", "\"target\":\"continuous:server\"",
+				     "\"result\":\"ok\"",
+				     "format=pprof from=2026-12-07T09:00:00Z until=2026-12-07T10:00:00Z",
+				     NULL),
+			 1);
+	assert_int_equal(audit_count(f, "\"who\":\"alice\"",
+				     "\"target\":\"continuous:service:billing\"", "format=collapsed",
+				     NULL),
+			 1);
+	assert_int_equal(audit_count(f, "continuous", NULL), 2);
+}
+
+static void test_compare_continuous(void **state)
+{
+	struct fx *f = *state;
+	char id[STORE_ID_SIZE], wall[STORE_ID_SIZE], early[STORE_ID_SIZE], path[160];
+	struct resp r;
+
+	add_real(f, true, "cpu", T0 - NS(3600), 10, id);
+	add_real(f, false, "cpu", T0, 30, id);
+	add_real(f, false, "wall", T0, 30, wall);
+	add_real(f, false, "cpu", T0 - NS(3600), 30, early);
+
+	snprintf(path, sizeof(path), "/v1/compare?base=continuous&new=%s&format=collapsed", id);
+	http(f, "GET", path, VIEWER, NULL, 0, &r);
+	assert_int_equal(r.code, 200);
+	assert_non_null(strstr(r.body, "main;work 10 10\n"));
+	resp_free(&r);
+	snprintf(path, sizeof(path), "/v1/compare?base=continuous&new=%s", id);
+	http(f, "GET", path, VIEWER, NULL, 0, &r);
+	assert_int_equal(r.code, 200);
+	assert_non_null(strstr(r.headers, "Content-Type: text/html"));
+	assert_non_null(strstr(r.body, "the continuous profile from 2026-12-07T09:00:00Z to "
+				       "2026-12-07T10:00:00Z"));
+	resp_free(&r);
+
+	snprintf(path, sizeof(path), "/v1/compare?base=continuous&new=%s", wall);
+	http_error(f, "GET", path, VIEWER, NULL, 400,
+		   "these profiles answer different questions (cpu and wall)");
+	snprintf(path, sizeof(path), "/v1/compare?base=continuous&new=%s", early);
+	http_error(f, "GET", path, VIEWER, NULL, 404,
+		   "no continuous profile of Service billing between 2026-12-07T08:00:00Z");
+	http_error(f, "GET", "/v1/compare?base=continuous&new=20201129T174501Z-000000", VIEWER,
+		   NULL, 404, "no profile 20201129T174501Z-000000");
+	http_error(f, "GET", "/v1/compare?base=continuous", VIEWER, NULL, 400,
+		   "or base=continuous: the continuous profile of the hour before profile ID");
+	http_error(f, "GET", "/v1/compare?base=continuous&new=continuous", VIEWER, NULL, 400,
+		   "compare needs two profile ids");
 }
 
 static void test_errors(void **state)
@@ -1118,6 +1287,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_session, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_page, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_continuous, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_compare_continuous, setup, teardown),
 	};
 	int ret;
 

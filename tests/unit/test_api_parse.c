@@ -62,6 +62,10 @@ static void test_route(void **state)
 		{ "PUT", "/v1/session", -EOPNOTSUPP, 0, 0, "GET, POST, DELETE" },
 		{ "GET", "/v1/processes", 0, API_PROCESSES, TOKEN_ROLE_VIEWER, "" },
 		{ "GET", "/v1/compare", 0, API_COMPARE, TOKEN_ROLE_VIEWER, "" },
+		{ "GET", "/v1/continuous", 0, API_CONTINUOUS, TOKEN_ROLE_VIEWER, "" },
+		{ "GET", "/v1/continuous/", 0, API_CONTINUOUS, TOKEN_ROLE_VIEWER, "" },
+		{ "POST", "/v1/continuous", -EOPNOTSUPP, 0, 0, "GET" },
+		{ "GET", "/v1/continuous/x", -ENOENT, 0, 0, NULL },
 		{ "GET", "/v1/profiles/" ID "/flamegraph", 0, API_PROFILE_FLAMEGRAPH,
 		  TOKEN_ROLE_VIEWER, ID },
 		{ "GET", "/", 0, API_PAGE, TOKEN_ROLE_NONE, "" },
@@ -441,6 +445,165 @@ static void test_parse_uint(void **state)
 	assert_true(v == ~0UL);
 }
 
+#define S(x) ((x) * 1000000000LL)
+#define T0 S(1796637600LL) /* 2026-12-07T10:00:00Z */
+
+/* RFC 3339 and unix seconds, with error rows: bad forms, out of range. */
+static void test_time(void **state)
+{
+	static const struct {
+		const char *in;
+		int ret;
+		int64_t ns;
+		const char *err;
+	} cases[] = {
+		{ "2026-12-07T10:00:00Z", 0, T0, NULL },
+		{ "2026-12-07t10:00:00z", 0, T0, NULL },
+		{ "2026-12-07T11:00:00+01:00", 0, T0, NULL },
+		{ "2026-12-07T11:00:00 01:00", 0, T0, NULL }, /* '+' decoded to ' ' */
+		{ "2026-12-07T09:30:00-00:30", 0, T0, NULL },
+		{ "2026-12-07T10:00:00.5Z", 0, T0 + 500000000, NULL },
+		{ "2026-12-07T10:00:00.123456789Z", 0, T0 + 123456789, NULL },
+		{ "1796637600", 0, T0, NULL },
+		{ "01796637600", 0, T0, NULL },
+		{ "0", 0, 0, NULL },
+		{ "1970-01-01T00:00:00Z", 0, 0, NULL },
+		{ "2024-02-29T00:00:00Z", 0, S(1709164800LL), NULL },
+		{ "2000-02-29T12:00:00Z", 0, S(951825600LL), NULL },
+		{ "2016-12-31T23:59:60Z", 0, S(1483228800LL), NULL }, /* a leap second */
+		{ "2262-04-11T23:47:15Z", 0, S(9223372035LL), NULL },
+		{ "9223372035", 0, S(9223372035LL), NULL },
+		/* errors */
+		{ NULL, -EINVAL, 0, "from is empty" },
+		{ "", -EINVAL, 0, "from is empty" },
+		{ "yesterday", -EINVAL, 0, "from must be a time: RFC 3339" },
+		{ "2026-12-07", -EINVAL, 0, "not '2026-12-07'" },
+		{ "2026-12-07T10:00:00", -EINVAL, 0, "RFC 3339" },
+		{ "2026-12-07 10:00:00Z", -EINVAL, 0, "RFC 3339" },
+		{ "2026-13-01T00:00:00Z", -EINVAL, 0, "RFC 3339" },
+		{ "2026-00-01T00:00:00Z", -EINVAL, 0, "RFC 3339" },
+		{ "2026-02-29T00:00:00Z", -EINVAL, 0, "RFC 3339" },
+		{ "1900-02-29T00:00:00Z", -EINVAL, 0, "RFC 3339" },
+		{ "2026-12-00T00:00:00Z", -EINVAL, 0, "RFC 3339" },
+		{ "2026-12-07T24:00:00Z", -EINVAL, 0, "RFC 3339" },
+		{ "2026-12-07T10:60:00Z", -EINVAL, 0, "RFC 3339" },
+		{ "2026-12-07T10:00:61Z", -EINVAL, 0, "RFC 3339" },
+		{ "2026-12-07T10:00:00.Z", -EINVAL, 0, "RFC 3339" },
+		{ "2026-12-07T10:00:00.1234567890Z", -EINVAL, 0, "RFC 3339" },
+		{ "2026-12-07T10:00:00+24:00", -EINVAL, 0, "RFC 3339" },
+		{ "2026-12-07T10:00:00+01:60", -EINVAL, 0, "RFC 3339" },
+		{ "2026-12-07T10:00:00+0100", -EINVAL, 0, "RFC 3339" },
+		{ "2026-12-07T10:00:00+01:00x", -EINVAL, 0, "RFC 3339" },
+		{ "2026-12-07T10:00:00Zx", -EINVAL, 0, "RFC 3339" },
+		{ "2026-12-07T10:00:0", -EINVAL, 0, "RFC 3339" },
+		{ "2026-1", -EINVAL, 0, "RFC 3339" },
+		{ "-5", -EINVAL, 0, "RFC 3339" },
+		{ "+1796637600", -EINVAL, 0, "RFC 3339" },
+		{ "1e9", -EINVAL, 0, "RFC 3339" },
+		{ "1969-12-31T23:59:59Z", -EINVAL, 0, "from must be a time from 1970 to 2262" },
+		{ "1970-01-01T00:30:00+01:00", -EINVAL, 0, "from 1970 to 2262" },
+		{ "2262-04-11T23:47:16Z", -EINVAL, 0, "from 1970 to 2262" },
+		{ "9999-12-31T23:59:59Z", -EINVAL, 0, "from 1970 to 2262" },
+		{ "9223372036", -EINVAL, 0, "from 1970 to 2262" },
+		{ "99999999999999999999999", -EINVAL, 0, "from 1970 to 2262, not '9999" },
+		{ "2026-12-07T10:00:00\x01Z", -EINVAL, 0, "not '2026-12-07T10:00:00?Z'" },
+	};
+	char err[256];
+	int64_t ns;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu: %s\n", i, cases[i].in ? cases[i].in : "(null)");
+		ns = -1;
+		err[0] = '\0';
+		assert_int_equal(api_parse_time(cases[i].in, "from", &ns, err, sizeof(err)),
+				 cases[i].ret);
+		if (!cases[i].ret) {
+			assert_true(ns == cases[i].ns);
+			continue;
+		}
+		print_message("  %s\n", err);
+		assert_true(ns == -1);
+		assert_non_null(strstr(err, cases[i].err));
+	}
+}
+
+/* The query of GET /v1/continuous: defaults, the range checks, service and format. */
+static void test_continuous_query(void **state)
+{
+	static const struct {
+		const char *service, *from, *until, *format;
+		int ret;
+		int64_t from_ns, until_ns;
+		enum api_format fmt;
+		const char *service_or_err;
+	} cases[] = {
+		{ NULL, NULL, NULL, NULL, 0, T0 - S(3600), T0, API_FORMAT_HTML, "" },
+		{ "", "", "", "", 0, T0 - S(3600), T0, API_FORMAT_HTML, "" },
+		{ "billing", NULL, NULL, "pprof", 0, T0 - S(3600), T0, API_FORMAT_PPROF, "billing" },
+		{ NULL, NULL, "2026-12-07T09:00:00Z", "collapsed", 0, T0 - S(7200), T0 - S(3600),
+		  API_FORMAT_COLLAPSED, "" },
+		{ NULL, "2026-12-07T09:00:00Z", NULL, "html", 0, T0 - S(3600), T0, API_FORMAT_HTML,
+		  "" },
+		{ NULL, "2026-11-30T10:00:00Z", NULL, NULL, 0, T0 - S(7 * 86400), T0,
+		  API_FORMAT_HTML, "" }, /* 7 days: the most */
+		{ NULL, "1796634000", "1796637600", NULL, 0, T0 - S(3600), T0, API_FORMAT_HTML,
+		  "" },
+		{ "Service x", "2026-12-07T09:59:59Z", NULL, NULL, 0, T0 - S(1), T0,
+		  API_FORMAT_HTML, "Service x" },
+		/* errors */
+		{ NULL, "2026-12-07T10:00:00Z", NULL, NULL, -EINVAL, 0, 0, 0,
+		  "from (2026-12-07T10:00:00Z) must be before until (2026-12-07T10:00:00Z)" },
+		{ NULL, "2026-12-07T11:00:00Z", "2026-12-07T10:00:00Z", NULL, -EINVAL, 0, 0, 0,
+		  "must be before until" },
+		{ NULL, "2026-11-30T09:59:59Z", NULL, NULL, -EINVAL, 0, 0, 0,
+		  "2026-11-30T09:59:59Z to 2026-12-07T10:00:00Z is longer than 7 days (168 hours)" },
+		{ NULL, "0", NULL, NULL, -EINVAL, 0, 0, 0, "longer than 7 days" },
+		{ NULL, "soon", NULL, NULL, -EINVAL, 0, 0, 0, "from must be a time" },
+		{ NULL, NULL, "later", NULL, -EINVAL, 0, 0, 0, "until must be a time" },
+		{ NULL, NULL, NULL, "svg", -EINVAL, 0, 0, 0,
+		  "format must be html, pprof or collapsed, not 'svg'" },
+		{ "shop/billing", NULL, NULL, NULL, -EINVAL, 0, 0, 0,
+		  "without its namespace: ask service=billing" },
+		{ "a/b/c", NULL, NULL, NULL, -EINVAL, 0, 0, 0, "bad service 'a/b/c'" },
+		{ "a\tb", NULL, NULL, NULL, -EINVAL, 0, 0, 0, "service must be 1 to" },
+	};
+	struct api_continuous_req q, q0;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		memset(&q, 0x5a, sizeof(q));
+		q0 = q;
+		err[0] = '\0';
+		assert_int_equal(api_parse_continuous_query(cases[i].service, cases[i].from,
+							    cases[i].until, cases[i].format, T0,
+							    &q, err, sizeof(err)),
+				 cases[i].ret);
+		if (cases[i].ret) {
+			print_message("  %s\n", err);
+			assert_non_null(strstr(err, cases[i].service_or_err));
+			assert_memory_equal(&q, &q0, sizeof(q));
+			continue;
+		}
+		assert_true(q.from_ns == cases[i].from_ns);
+		assert_true(q.until_ns == cases[i].until_ns);
+		assert_int_equal(q.format, cases[i].fmt);
+		assert_string_equal(q.service, cases[i].service_or_err);
+	}
+	/* a clock near the epoch: the default range starts at 0 */
+	assert_int_equal(api_parse_continuous_query(NULL, NULL, NULL, NULL, S(60), &q, err,
+						    sizeof(err)),
+			 0);
+	assert_true(q.from_ns == 0 && q.until_ns == S(60));
+	assert_int_equal(api_parse_continuous_query(NULL, NULL, NULL, NULL, 0, &q, err,
+						    sizeof(err)),
+			 -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -452,6 +615,8 @@ int main(void)
 		cmocka_unit_test(test_format_service),
 		cmocka_unit_test(test_service_namespace),
 		cmocka_unit_test(test_parse_uint),
+		cmocka_unit_test(test_time),
+		cmocka_unit_test(test_continuous_query),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -152,11 +153,63 @@ static void test_merge(void **state)
 	profile__free(dst);
 }
 
+/* @ctx is the process name to keep. */
+static bool only_process(void *ctx, const struct profile *src, const struct prof_sample *s)
+{
+	(void)src;
+	return s->labels && s->labels->process && !strcmp(s->labels->process, ctx);
+}
+
+static bool not_x(const struct profile *src, const struct prof_sample *s)
+{
+	return strcmp(profile__frame_info(src, s->frames[0])->function, "main.x");
+}
+
+/* The filter with a context, alone and with keep (a sample must pass both). */
+static void test_filter(void **state)
+{
+	static const struct row b[] = { { "main.park;main.main", 2, 0 }, { "main.x", 1, 0 } };
+	static const struct {
+		const char *process; /* what the filter keeps; NULL: no filter */
+		bool keep;	     /* and keep not_x */
+		size_t nsamples;
+		int64_t park, x;
+	} cases[] = {
+		{ NULL, false, 2, 2, 1 },
+		{ "app", false, 2, 2, 1 },
+		{ "other", false, 0, -1, -1 },
+		{ "app", true, 1, 2, -1 },
+		{ "other", true, 0, -1, -1 },
+		{ NULL, true, 1, 2, -1 },
+	};
+	struct profile *pb = make(b, 2, 2);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct profile_merge_opts o = {
+			.keep = cases[i].keep ? not_x : NULL,
+			.filter = cases[i].process ? only_process : NULL,
+			.filter_ctx = (void *)cases[i].process,
+		};
+		struct profile *dst = make(NULL, 0, 2);
+
+		print_message("case %zu\n", i);
+		assert_int_equal(profile_merge(dst, pb, &o), 0);
+		assert_int_equal(profile__nsamples(dst), cases[i].nsamples);
+		assert_int_equal(value_of(dst, "main.park;main.main", 0), cases[i].park);
+		assert_int_equal(value_of(dst, "main.x", 0), cases[i].x);
+		profile__free(dst);
+	}
+	profile__free(pb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_delta),
 		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_filter),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -375,6 +375,42 @@ static void test_max_entries(void **state)
 	store__free(s);
 }
 
+/* Past the bound, continuous windows go before the profiles people asked for, oldest first. */
+static void test_max_entries_continuous(void **state)
+{
+	struct fx *f = *state;
+	char listed[3][STORE_ID_SIZE], win[4][STORE_ID_SIZE];
+	struct store_meta m, out[8];
+	struct store *s = open_store(f, 0, 4);
+	int i;
+
+	add(f, s, "a", 0, listed[0]);
+	for (i = 0; i < 4; i++) {
+		meta_for(&m, "server", i);
+		m.continuous = true;
+		f->now += 1000000000LL;
+		assert_int_equal(store__add(s, &m, f->files, win[i]), 0);
+	}
+	/* 5 entries, bound 4: the oldest window went, not the older listed profile */
+	assert_int_equal(store__count(s), 4);
+	assert_int_equal(store__get(s, listed[0], &m), 0);
+	assert_int_equal(store__get(s, win[0], &m), -ENOENT);
+	add(f, s, "b", 1, listed[1]);
+	add(f, s, "c", 2, listed[2]);
+	assert_int_equal(store__list(s, NULL, 0, out, 8, NULL), 3);
+	assert_int_equal(store__get(s, win[3], &m), 0);
+	assert_int_equal(store__get(s, win[2], &m), -ENOENT);
+	/* no window left to remove: the oldest entry goes */
+	add(f, s, "d", 3, listed[0] /* reused */);
+	assert_int_equal(store__count(s), 4);
+	assert_int_equal(store__get(s, win[3], &m), -ENOENT);
+	add(f, s, "e", 4, win[0] /* reused */);
+	assert_int_equal(store__count(s), 4);
+	assert_int_equal(store__list(s, NULL, 0, out, 8, NULL), 4);
+	assert_string_equal(out[3].service, "b");
+	store__free(s);
+}
+
 static void test_continuous(void **state)
 {
 	struct fx *f = *state;
@@ -402,6 +438,88 @@ static void test_continuous(void **state)
 	add(f, s, "other", 4, id);
 	assert_int_equal(store__get(s, cid, &m), -ENOENT);
 	assert_false(dir_exists(f, cid));
+	store__free(s);
+}
+
+/* A continuous window of @dur_s seconds starting @at_s after @t0; its id in @id. */
+static void add_window(struct fx *f, struct store *s, int64_t t0, int at_s, unsigned int dur_s,
+		       char *id)
+{
+	struct store_meta m;
+
+	meta_for(&m, "server", at_s);
+	snprintf(m.target_kind, sizeof(m.target_kind), "server");
+	snprintf(m.target, sizeof(m.target), "this server");
+	m.continuous = true;
+	m.start_ns = t0 + at_s * 1000000000LL;
+	m.duration_s = dur_s;
+	f->now += 1000000000LL;
+	assert_int_equal(store__add(s, &m, f->files, id), 0);
+}
+
+/* The continuous windows that overlap a range: order, bounds, empty and reversed ranges. */
+static void test_list_continuous(void **state)
+{
+	struct fx *f = *state;
+	const int64_t t0 = f->now - HOUR_NS, S = 1000000000LL;
+	char ids[5][STORE_ID_SIZE], listed[STORE_ID_SIZE];
+	/* windows 0..2: [0,60) [60,120) [120,180) s; 3: a 0 s window at 500 s; 4: stored later,
+	 * started earlier (order is by start, not by when stored) */
+	static const struct {
+		int from_s, until_s;
+		bool oldest_first;
+		size_t max;
+		ssize_t ret;
+		size_t total;
+		int want[6]; /* window indexes, in order; -1 ends */
+	} cases[] = {
+		{ 0, 180, true, 8, 3, 3, { 0, 1, 2, -1 } },
+		{ 0, 180, false, 8, 3, 3, { 2, 1, 0, -1 } },
+		{ 30, 90, true, 8, 2, 2, { 0, 1, -1 } },
+		{ 60, 120, true, 8, 1, 1, { 1, -1 } },	/* window 0 ends where the range starts */
+		{ 59, 61, true, 8, 2, 2, { 0, 1, -1 } },
+		{ 0, 180, false, 1, 1, 3, { 2, -1 } },	/* bounded: the newest */
+		{ 0, 180, true, 2, 2, 3, { 0, 1, -1 } }, /* bounded: the oldest */
+		{ 500, 501, true, 8, 1, 1, { 3, -1 } },	/* a 0 s window: its start in the range */
+		{ 400, 500, true, 8, 0, 0, { -1 } },	/* ... not at the range's end */
+		{ -600, 0, true, 8, 1, 1, { 4, -1 } },
+		{ -900, 1000, true, 8, 5, 5, { 4, 0, 1, 2, 3, -1 } },
+		/* nothing: an empty range, until before from, ranges outside every window */
+		{ 100, 100, true, 8, 0, 0, { -1 } },
+		{ 120, 60, true, 8, 0, 0, { -1 } },
+		{ -2000, -900, true, 8, 0, 0, { -1 } },
+		{ 600, 3600, true, 8, 0, 0, { -1 } },
+		{ 0, 180, true, 0, 0, 3, { -1 } },
+	};
+	struct store *s = open_store(f, 1, 0);
+	struct store_meta out[8];
+	size_t i, k, total;
+	ssize_t n;
+
+	(void)state;
+	add_window(f, s, t0, 0, 60, ids[0]);
+	add_window(f, s, t0, 60, 60, ids[1]);
+	add_window(f, s, t0, 120, 60, ids[2]);
+	add_window(f, s, t0, 500, 0, ids[3]);
+	add_window(f, s, t0, -600, 60, ids[4]);
+	/* a listed profile over the same time is never a window */
+	add(f, s, "server", 0, listed);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu: [%d, %d) s\n", i, cases[i].from_s, cases[i].until_s);
+		total = 99;
+		n = store__list_continuous(s, t0 + cases[i].from_s * S, t0 + cases[i].until_s * S,
+					   cases[i].oldest_first, out, cases[i].max, &total);
+		assert_int_equal(n, cases[i].ret);
+		assert_int_equal(total, cases[i].total);
+		for (k = 0; k < (size_t)n; k++) {
+			assert_true(cases[i].want[k] >= 0);
+			assert_string_equal(out[k].id, ids[cases[i].want[k]]);
+			assert_true(out[k].continuous);
+		}
+		assert_true(cases[i].want[k] < 0);
+	}
+	/* @total may be NULL */
+	assert_int_equal(store__list_continuous(s, t0, t0 + 180 * S, true, out, 8, NULL), 3);
 	store__free(s);
 }
 
@@ -696,7 +814,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_retention_per_namespace, setup, teardown),
 		cmocka_unit_test(test_of_service),
 		cmocka_unit_test_setup_teardown(test_max_entries, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_max_entries_continuous, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_continuous, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list_continuous, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rebuild, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_delete, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_add_errors, setup, teardown),
