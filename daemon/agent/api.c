@@ -571,6 +571,20 @@ static enum MHD_Result h_metrics(struct api *a, struct MHD_Connection *c)
 		"# TYPE slideops_profiler_spool_depth gauge\n"
 		"slideops_profiler_spool_depth %llu\n",
 		LOAD(m->spool_depth));
+	fprintf(f,
+		"# HELP slideops_profiler_continuous_windows_total Continuous profiling windows by "
+		"result.\n# TYPE slideops_profiler_continuous_windows_total counter\n"
+		"slideops_profiler_continuous_windows_total{result=\"stored\"} %llu\n"
+		"slideops_profiler_continuous_windows_total{result=\"failed\"} %llu\n",
+		LOAD(m->continuous_stored), LOAD(m->continuous_failed));
+	fprintf(f,
+		"# HELP slideops_profiler_continuous_processes Process snapshots continuous "
+		"profiling holds.\n# TYPE slideops_profiler_continuous_processes gauge\n"
+		"slideops_profiler_continuous_processes %llu\n"
+		"# HELP slideops_profiler_continuous_unwind_table_bytes Kernel memory of its unwind "
+		"tables.\n# TYPE slideops_profiler_continuous_unwind_table_bytes gauge\n"
+		"slideops_profiler_continuous_unwind_table_bytes %llu\n",
+		LOAD(m->continuous_processes), LOAD(m->continuous_unwind_bytes));
 	fprintf(f, "# HELP slideops_profiler_api_errors_total API responses with an error, by "
 		   "status code.\n# TYPE slideops_profiler_api_errors_total counter\n");
 	for (i = 0; i < ARRAY_SIZE(error_codes); i++)

@@ -87,6 +87,11 @@ struct api_metrics {
 	uint64_t captures_refused; /* counter: refused before running (busy, not ready) */
 	uint64_t samples_lost;	   /* counter: samples lost to full maps */
 	uint64_t spool_depth;	   /* gauge: profiles waiting in the spool */
+	/* continuous profiling (docs/continuous.md) */
+	uint64_t continuous_stored;	  /* counter: windows stored */
+	uint64_t continuous_failed;	  /* counter: windows not stored */
+	uint64_t continuous_processes;	  /* gauge: process snapshots its symbolizer holds */
+	uint64_t continuous_unwind_bytes; /* gauge: its unwind tables in the kernel */
 };
 
 struct api_opts {

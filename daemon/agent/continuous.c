@@ -28,7 +28,6 @@ struct continuous {
 	pthread_t thread;
 	bool started;
 	volatile sig_atomic_t stop;
-	uint64_t windows, failed; /* atomics */
 };
 
 /* The stored window's job: a cpu profile of the server, asked by nobody but the config. */
@@ -92,6 +91,21 @@ static void wait_ms(struct continuous *c, int ms)
 		nanosleep(&ts, NULL);
 }
 
+/* /metrics: how the window ended (@ret), and what the caches hold now. */
+static void publish(struct continuous *c, int ret)
+{
+	struct api_metrics *m = c->jobs.metrics;
+	struct capture_kept_stats st;
+
+	if (!m)
+		return;
+	__atomic_add_fetch(ret ? &m->continuous_failed : &m->continuous_stored, 1,
+			   __ATOMIC_RELAXED);
+	capture_kept__stats(c->kept, &st);
+	__atomic_store_n(&m->continuous_processes, (uint64_t)st.sym_processes, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->continuous_unwind_bytes, st.unwind_table_bytes, __ATOMIC_RELAXED);
+}
+
 /* Loads the sampler (seconds of the kernel's verifier: on this thread, not the agent's start).
  * Returns 0 or -errno (logged). */
 static int load(struct continuous *c)
@@ -116,6 +130,7 @@ static void *thread_main(void *arg)
 {
 	struct continuous *c = arg;
 	struct job *j = malloc(sizeof(*j));
+	int ret;
 
 	if (!j || load(c)) {
 		if (!j)
@@ -124,14 +139,12 @@ static void *thread_main(void *arg)
 		return NULL;
 	}
 	while (!c->stop) {
-		if (!one_window(c, j)) {
-			__atomic_add_fetch(&c->windows, 1, __ATOMIC_RELAXED);
-			continue;
-		}
+		ret = one_window(c, j);
 		if (c->stop)
 			break;
-		__atomic_add_fetch(&c->failed, 1, __ATOMIC_RELAXED);
-		wait_ms(c, RETRY_WAIT_MS);
+		publish(c, ret);
+		if (ret)
+			wait_ms(c, RETRY_WAIT_MS);
 	}
 	free(j);
 	return NULL;
@@ -172,13 +185,4 @@ void continuous__free(struct continuous *c)
 		pthread_join(c->thread, NULL);
 	capture_kept__free(c->kept);
 	free(c);
-}
-
-void continuous__stats(struct continuous *c, struct continuous_stats *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!c)
-		return;
-	out->windows = __atomic_load_n(&c->windows, __ATOMIC_RELAXED);
-	out->failed = __atomic_load_n(&c->failed, __ATOMIC_RELAXED);
 }

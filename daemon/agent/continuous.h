@@ -5,7 +5,8 @@
  * (daemon/capture/kept.h) and, every continuous_window_seconds, stores the window as a profile
  * of its own (kept continuous_retention_hours, never listed in past profiles) and spools it to
  * the cluster API and Pyroscope like any profile. It takes no capture lock: a requested capture
- * runs at once beside it, at its own rate.
+ * runs at once beside it, at its own rate. /metrics counts the windows and shows what its
+ * caches hold (jobs_opts.metrics).
  */
 #ifndef SLIDEOPS_AGENT_CONTINUOUS_H
 #define SLIDEOPS_AGENT_CONTINUOUS_H
@@ -20,12 +21,6 @@ struct continuous_opts {
 	const struct jobs_opts *jobs;
 };
 
-/* What continuous profiling has done since the start, for /metrics and the logs. */
-struct continuous_stats {
-	uint64_t windows; /* stored */
-	uint64_t failed;  /* windows not stored (logged) */
-};
-
 struct continuous;
 
 /* Starts the thread, which loads the sampler (a failure to load is logged, and the agent runs
@@ -35,7 +30,5 @@ int continuous__new(const struct continuous_opts *opts, struct continuous **out)
 
 /* Stops the window running (it is not stored), joins the thread and unloads. Accepts NULL. */
 void continuous__free(struct continuous *c);
-
-void continuous__stats(struct continuous *c, struct continuous_stats *out);
 
 #endif
