@@ -32,6 +32,7 @@
 #include "base/log.h"
 #include "daemon/agent/store.h"
 #include "daemon/agent/tokens.h"
+#include "daemon/agent/views.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define CONN_MEMORY_LIMIT (32 * 1024) /* request line and headers */
@@ -433,6 +434,21 @@ static enum MHD_Result h_profiles(struct api *a, struct MHD_Connection *c)
 					  (json_int_t)limit));
 }
 
+/* The continuous windows of the hour before @m (GET /v1/compare?base=continuous can compare
+ * it with them): a cpu capture's; 0 for another question or a window itself. */
+static size_t windows_before(struct api *a, const struct store_meta *m)
+{
+	int64_t before = (int64_t)VIEW_CONTINUOUS_BEFORE_S * 1000000000LL;
+	size_t n = 0;
+
+	if (m->continuous || strcmp(m->question, "cpu"))
+		return 0;
+	if (store__list_continuous(a->store, m->start_ns - before, m->start_ns, false, NULL, 0,
+				   &n) < 0)
+		return 0;
+	return n;
+}
+
 static enum MHD_Result h_profile(struct api *a, struct MHD_Connection *c, struct req *r)
 {
 	struct store_meta m;
@@ -456,8 +472,9 @@ static enum MHD_Result h_profile(struct api *a, struct MHD_Connection *c, struct
 	if (!summary)
 		pr_warn("api: profile %s: summary.json unreadable", r->m.id);
 	return api_respond_json(c, 200,
-				json_pack("{s:o*, s:o}", "profile", meta_to_json(&m), "summary",
-					  summary ? summary : json_null()));
+				json_pack("{s:o*, s:o, s:I}", "profile", meta_to_json(&m), "summary",
+					  summary ? summary : json_null(), "continuous_before",
+					  (json_int_t)windows_before(a, &m)));
 }
 
 static enum MHD_Result h_download(struct api *a, struct MHD_Connection *c, struct req *r)

@@ -84,7 +84,9 @@ log "hot2 pid $hot_pid in $cg"
 agent_tokens vera "$VIEWER" viewer otto "$OPERATOR" operator ada "$ADMIN" admin
 APORT=$(free_port)
 STORE=$TMP/store
+# continuous profiling on, 5 s windows: a cpu profile can be compared with the hour before
 agent_yaml node-1 "$APORT" "$STORE" "" "" \
+	'continuous: true' 'continuous_window_seconds: 5' \
 	'services:' '  - name: billing' '    match:' '      unit: billing-worker.service' \
 	>"$TMP/profiler.yaml"
 wait_lock

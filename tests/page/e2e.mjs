@@ -431,6 +431,24 @@ async function flows(browser) {
 	await page.waitForTimeout(600);
 	await shot(page, 'compare.png');
 
+	/* 8b. Continuous profiling keeps the hour before: the second profile compares with it. */
+	await page.goto(BASE + '/#/profile/' + encodeURIComponent(secondId));
+	const hourLink = await page.waitForSelector('[data-testid=compare-continuous]', { timeout: 15000 });
+	check((await hourLink.getAttribute('href')) === `#/compare/continuous/${encodeURIComponent(secondId)}`,
+		`"Compare with the hour before" goes to ${await hourLink.getAttribute('href')}`);
+	await hourLink.click();
+	await page.waitForSelector('[data-testid=compare-base] .answer', { timeout: 15000 });
+	const hourSide = await page.textContent('[data-testid=compare-base]');
+	check(hourSide.includes('The hour before') && hourSide.includes('Continuous profiling'),
+		`the Before side of the hour before: "${hourSide}"`);
+	const hf = await page.waitForSelector('[data-testid=compare-frame]', { timeout: 20000 });
+	const hd = await frameData(hf);
+	const hb = diffShares(hd, HOT_BEFORE);
+	check(hd.diff === true && hb.seen && hb.base > hb.next,
+		`${HOT_BEFORE} of the hour before did not shrink in capture 2: ${JSON.stringify(hb)}`);
+	step(`compare with the hour before: ${HOT_BEFORE} ${(100 * hb.base).toFixed(1)}% -> ` +
+		`${(100 * hb.next).toFixed(1)}%`);
+
 	/* 9. A threads snapshot: its button, its table; it does not compare with a CPU profile. */
 	await page.goto(BASE + '/#/service/' + SERVICE);
 	await page.waitForSelector('[data-testid=capture-button]:enabled', { timeout: 30000 });

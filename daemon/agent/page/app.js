@@ -1018,13 +1018,17 @@
 		const id = enc(p.id || r.id);
 		const secs = p.duration_seconds || (sum && sum.duration_seconds) || 0;
 		const prevSlot = el('span');
+		/* continuous profiling keeps the hour before a cpu capture: always a comparison */
+		const hourBefore = d.continuous_before > 0 ? el('a', { class: 'button',
+			testid: 'compare-continuous', href: '#/compare/continuous/' + id,
+			text: 'Compare with the hour before' }) : null;
 		const actions = el('div', { class: 'profile-actions' },
 			el('span', { class: 'label', text: 'Download' }),
 			el('a', { href: '/v1/profiles/' + id + '/download?format=pprof', download: '',
 				testid: 'download-pprof', class: 'button', text: 'pprof file' }),
 			el('a', { href: '/v1/profiles/' + id + '/download?format=collapsed', download: '',
 				testid: 'download-collapsed', class: 'button', text: 'Collapsed stacks' }),
-			prevSlot);
+			prevSlot, hourBefore);
 		const err = el('p', { class: 'error', role: 'alert', hidden: true, testid: 'profile-action-error' });
 		if (canCapture()) {
 			actions.appendChild(el('button', { type: 'button', class: 'danger', testid: 'delete-profile',
@@ -1172,6 +1176,14 @@
 
 	/* ---- compare ---- */
 
+	/* The Before side of a comparison with continuous profiling: no stored profile, the windows
+	 * of the hour before @p (GET /v1/compare?base=continuous). */
+	function hourBeforeMeta(p) {
+		return { question: p.question, when: 'The hour before ' + fmtTime(p.start || p.created),
+			answer: 'Continuous profiling of ' + metaWhere(p) + ', every window of that hour ' +
+				'merged.' };
+	}
+
 	async function renderCompare(r) {
 		const gen = S.gen;
 		const m = main();
@@ -1181,8 +1193,10 @@
 		m.appendChild(el('p', { class: 'muted', text: 'Loading the two profiles…' }));
 		let a, b;
 		try {
-			[a, b] = await Promise.all([api('GET', '/v1/profiles/' + base),
-				api('GET', '/v1/profiles/' + nw)]);
+			[a, b] = await Promise.all([r.base === 'continuous' ? null :
+				api('GET', '/v1/profiles/' + base), api('GET', '/v1/profiles/' + nw)]);
+			if (r.base === 'continuous')
+				a = { profile: hourBeforeMeta(b.profile || {}) };
 		} catch (e) {
 			if (gen !== S.gen)
 				return;
@@ -1196,8 +1210,9 @@
 		clear(m);
 		const side = (label, p, testid) => el('section', { class: 'card side', testid },
 			el('h2', { text: label }),
-			el('p', { class: 'muted' }, el('a', { href: '#/profile/' + enc(p.id),
-				text: 'Taken ' + fmtTime(p.created) }), ', ' + fmtLength(p.duration_seconds)),
+			p.id ? el('p', { class: 'muted' }, el('a', { href: '#/profile/' + enc(p.id),
+				text: 'Taken ' + fmtTime(p.created) }), ', ' + fmtLength(p.duration_seconds)) :
+				el('p', { class: 'muted', text: p.when }),
 			el('p', { class: 'answer', text: p.answer || '' }));
 		add(m, [
 			el('p', { class: 'crumbs' }, el('a', { href: metaRoute(pb), text: '← ' +
