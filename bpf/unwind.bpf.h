@@ -236,7 +236,8 @@ static long uw_step(__u32 i, void *arg)
 	if (!m && l->jvm) {
 		java = uw_jvm_frame(s, l->proc, l->jvm, pc);
 		if (java >= 0)
-			return java ? 1 : 0; /* a global function's value is any int to the verifier */
+			return java ? 1 :
+				      0; /* a global function's value is any int to the verifier */
 	}
 	if (uw_push(s))
 		return 1;

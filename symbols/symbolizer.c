@@ -80,6 +80,9 @@ struct dso {
 	struct dso *bid_next;	   /* build id hash chain */
 	struct dso_alias *aliases; /* the (dev, inode) keys that lead here */
 	struct list lru;	   /* in symbolizer.dso_lru; head = least recently used */
+	/* what of the file was not read (size limits), noted again at every later use of it:
+	 * a symbolizer kept between captures notes it in each capture that maps it */
+	struct elf_skip skip, goskip;
 };
 
 struct dso_alias {
@@ -336,6 +339,11 @@ static void refused_add(struct symbolizer *s, uint64_t dev, uint64_t ino, const 
 	}
 }
 
+void symbolizer__forget_refused(struct symbolizer *s)
+{
+	s->nrefused = 0;
+}
+
 size_t symbolizer__refused(const struct symbolizer *s, const struct sym_refused **out,
 			   size_t *total)
 {
@@ -479,6 +487,8 @@ static struct dso *dso_for_file(struct symbolizer *s, int tgid, const struct pro
 	d = dso_find_alias(s, dev, e->inode);
 	if (d) {
 		s->stats.dso_hits++;
+		if (d->skip.kind != ELF_SKIP_NONE || d->goskip.kind != ELF_SKIP_NONE)
+			refused_add(s, dev, e->inode, e->path, &d->skip, &d->goskip, NULL);
 		return dso_get(s, d);
 	}
 	fd = open_mapped_file(s, tgid, e);
@@ -501,6 +511,10 @@ static struct dso *dso_for_file(struct symbolizer *s, int tgid, const struct pro
 		if (poorer && (!elf_symtab__stripped(poorer->st) || !id.has_symtab)) {
 			close(fd);
 			s->stats.dso_hits++;
+			if (poorer->skip.kind != ELF_SKIP_NONE ||
+			    poorer->goskip.kind != ELF_SKIP_NONE)
+				refused_add(s, dev, e->inode, e->path, &poorer->skip,
+					    &poorer->goskip, NULL);
 			if (dso_add_alias(s, poorer, dev, e->inode))
 				return NULL;
 			return dso_get(s, poorer);
@@ -527,6 +541,8 @@ static struct dso *dso_for_file(struct symbolizer *s, int tgid, const struct pro
 		return NULL;
 	}
 	d->go = go;
+	d->skip = skip;
+	d->goskip = goskip;
 	if (dso_add_alias(s, d, dev, e->inode)) {
 		dso_evict(s, d);
 		return NULL;

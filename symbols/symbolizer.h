@@ -142,6 +142,10 @@ struct sym_refused {
 size_t symbolizer__refused(const struct symbolizer *s, const struct sym_refused **out,
 			   size_t *total);
 
+/* Starts the record of refused files again (a symbolizer kept between captures, at the start
+ * of each): a file met again is recorded again, with what of it was not read. */
+void symbolizer__forget_refused(struct symbolizer *s);
+
 /*
  * The note about @n refused files @r of @total (pure): "2 files were not read for names (over
  * the size limits): /app/big.so (.symtab claims 3 GiB, but the file has 20 KiB on disk),

@@ -472,9 +472,9 @@ static enum MHD_Result h_profile(struct api *a, struct MHD_Connection *c, struct
 	if (!summary)
 		pr_warn("api: profile %s: summary.json unreadable", r->m.id);
 	return api_respond_json(c, 200,
-				json_pack("{s:o*, s:o, s:I}", "profile", meta_to_json(&m), "summary",
-					  summary ? summary : json_null(), "continuous_before",
-					  (json_int_t)windows_before(a, &m)));
+				json_pack("{s:o*, s:o, s:I}", "profile", meta_to_json(&m),
+					  "summary", summary ? summary : json_null(),
+					  "continuous_before", (json_int_t)windows_before(a, &m)));
 }
 
 static enum MHD_Result h_download(struct api *a, struct MHD_Connection *c, struct req *r)

@@ -22,6 +22,7 @@
 #include "daemon/agent/audit.h"
 #include "daemon/agent/sink.h"
 #include "daemon/collectors/sampler.h"
+#include "symbols/symbolizer.h"
 
 #define SUMMARY_MAX_BYTES (16u << 20)
 #define STOPPED_MSG "the agent stopped during the capture; annotate again to retry"
@@ -40,7 +41,9 @@ struct jobs {
 	struct api_progress progress;
 	pthread_t worker;
 	bool worker_started;
-	struct sampler *sampler; /* the worker's, kept loaded (jobs_opts.keep_sampler) */
+	/* the worker's, kept loaded between captures (jobs_opts.keep_sampler) */
+	struct sampler *sampler;
+	struct symbolizer *sym;
 	volatile sig_atomic_t stop_capture;
 };
 
@@ -338,6 +341,7 @@ static int capture(struct jobs *js, const struct job *j, const char *dir, struct
 		.name_ctx = js->o.name_ctx,
 		.async_profiler = js->o.async_profiler,
 		.keep_sampler = js->o.keep_sampler ? &js->sampler : NULL,
+		.keep_symbolizer = js->o.keep_sampler ? &js->sym : NULL,
 	};
 	char target[TARGET_NAME_MAX + 16], msg[JOB_MSG_MAX + 64];
 	int ret;
@@ -454,6 +458,8 @@ static void *worker_main(void *arg)
 	free(res);
 	sampler__free(js->sampler);
 	js->sampler = NULL;
+	symbolizer__free(js->sym);
+	js->sym = NULL;
 	return NULL;
 }
 

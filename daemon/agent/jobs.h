@@ -64,7 +64,8 @@ struct jobs_opts {
 	void *name_ctx;
 	const char *async_profiler; /* capture_opts.async_profiler (the config's) */
 	/* keep the on-CPU sampler loaded from the first cpu, wall or threads capture on, and
-	 * begin the later ones on it (capture_opts.keep_sampler) */
+	 * begin the later ones on it (capture_opts.keep_sampler); keep the symbolizer's tables
+	 * between captures too (capture_opts.keep_symbolizer) */
 	bool keep_sampler;
 	/* On the worker thread, may be NULL: a job starts (@message says what it captures), and
 	 * a job ended (called once the slot is free again, so a client that hears "done" can

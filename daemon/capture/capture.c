@@ -525,6 +525,21 @@ static int capture_begin(const struct capture_opts *o, char *err, size_t size)
 	return fd;
 }
 
+/* The symbolizer the caller keeps between captures (made by the first): the processes that
+ * exited and the last capture's refused files forgotten. */
+static int keep_symbolizer(struct capture *c, const struct symbolizer_opts *so)
+{
+	struct symbolizer **keep = c->opts->keep_symbolizer;
+	int ret = *keep ? 0 : symbolizer__new(so, keep);
+
+	if (ret)
+		return ret;
+	symbolizer__sweep(*keep);
+	symbolizer__forget_refused(*keep);
+	c->sym = *keep;
+	return 0;
+}
+
 /* A window of the sampler kept loaded: its caches, its running sampler. */
 static int borrow_kept(struct capture *c, char *err, size_t size)
 {
@@ -542,6 +557,8 @@ static int borrow_kept(struct capture *c, char *err, size_t size)
 /* Hands back what borrow_kept() borrowed, so that capture_free() frees the window's own. */
 static void return_kept(struct capture *c)
 {
+	if (c->opts->keep_symbolizer)
+		c->sym = NULL;
 	if (!c->opts->kept)
 		return;
 	c->src = NULL;
@@ -569,7 +586,7 @@ static int capture_setup(struct capture *c, char *err, size_t size)
 		return fail(err, size, -ENOMEM, "");
 	if (o->kept)
 		return borrow_kept(c, err, size);
-	ret = symbolizer__new(&so, &c->sym);
+	ret = o->keep_symbolizer ? keep_symbolizer(c, &so) : symbolizer__new(&so, &c->sym);
 	if (ret)
 		return fail(err, size, ret, "cannot start the symbolizer");
 	ret = owner_resolver__new(&ro, &c->owners);

@@ -20,6 +20,7 @@
 struct go_goroutine_group;
 struct capture_kept;
 struct sampler;
+struct symbolizer;
 
 #define CAPTURE_MAX_NOTES 16
 
@@ -53,6 +54,10 @@ struct capture_opts {
 	/* the agent's slot of a sampler kept loaded between captures (source_opts.keep_sampler):
 	 * cpu, wall and threads load it once and begin on it after; NULL: each loads its own */
 	struct sampler **keep_sampler;
+	/* likewise a symbolizer (its ELF tables, kallsyms, perf maps) kept between captures: made
+	 * by the first, then each capture forgets the processes that exited and the last one's
+	 * refused files; NULL: each capture makes its own */
+	struct symbolizer **keep_symbolizer;
 };
 
 /* One thread of a `threads` capture: how its time split, and what it was doing. */
