@@ -486,21 +486,7 @@ size_t collector__python_stack(struct collector *c, uint64_t id, struct sampler_
 
 size_t collector__python_clear(struct collector *c)
 {
-	__u64 key, next;
-	size_t n = 0;
-	int fd;
-
-	if (!c->py.stacks)
-		return 0;
-	fd = bpf_map__fd(c->py.stacks);
-	/* always from the first key: the one just deleted cannot lead to the next */
-	while (bpf_map_get_next_key(fd, NULL, &next) == 0) {
-		key = next;
-		if (bpf_map_delete_elem(fd, &key))
-			break;
-		n++;
-	}
-	return n;
+	return c->py.stacks ? bpf_util_clear_map(c->py.stacks) : 0;
 }
 
 /* Zeroes the counters of the map @name of @obj, if it has one; its max_entries counters. */
