@@ -118,6 +118,23 @@ int collector_exec(void *ctx)
 	return 0;
 }
 
+/*
+ * A process that exits is forgotten too: its pid may be used again by a process that never
+ * execs (a fork of a pre-fork server), which must be announced as the new process it is, with
+ * its own maps. A sampler kept loaded for a day sees pids wrap. Only the group leader's exit
+ * counts (its tgid is the key). One delete per process exit on the server.
+ */
+SEC("raw_tp/sched_process_exit")
+int collector_exit(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+
+	if (tgid == (__u32)id)
+		bpf_map_delete_elem(&seen, &tgid);
+	return 0;
+}
+
 /* count_slot() with its arguments spelt out. */
 static __always_inline void *count_slot_of(void *counts, const void *key, void *zero, char *comm,
 					   __u32 comm_len, __u32 drop_stat, __u32 tgid,

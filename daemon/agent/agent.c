@@ -218,14 +218,16 @@ static int op_start_capture(void *ctx, const struct api_capture_req *req, const 
 	j->question = req->question;
 	j->duration_s = req->duration_s;
 	snprintf(j->who, sizeof(j->who), "%s", who);
-	if (req->target.kind == TARGET_SERVER)
+	/* the store's retention group: "server", the Service (with its namespace), or the
+	 * target's description */
+	if (req->target.kind == TARGET_SERVER) {
 		snprintf(j->service, sizeof(j->service), "server");
-	else if (req->target.kind == TARGET_SERVICE)
+	} else if (req->target.kind == TARGET_SERVICE) {
 		snprintf(j->service, sizeof(j->service), "%s", req->target.name);
-	if (req->target.kind == TARGET_SERVICE)
 		snprintf(j->service_ns, sizeof(j->service_ns), "%s", req->target.ns);
-	else
+	} else {
 		target_describe(&req->target, j->service, sizeof(j->service));
+	}
 	store_make_id(clock_real_ns(), j->id);
 	memcpy(id, j->id, STORE_ID_SIZE);
 	ret = jobs__submit(d->jobs, j);

@@ -161,6 +161,7 @@ struct collector_py {
 struct collector {
 	struct ring_buffer *rb;
 	struct bpf_link *exec_link; /* collector_exec: re-announces a process that execs */
+	struct bpf_link *exit_link; /* collector_exit: and a pid used again after an exit */
 	struct unwinder *uw;	    /* loads the unwind tables of the processes seen */
 	const struct bpf_map *target_tgids;
 	const struct bpf_map *stats;
@@ -244,25 +245,33 @@ static int new_unwinder(struct collector *c, struct bpf_object *obj)
 	return 0;
 }
 
-/* Attaches collector_exec (bpf/collector.bpf.h) here, whether or not the owner attaches its
- * skeleton afterwards (the on-CPU sampler attaches perf events only), and tells the skeleton's
- * attach to leave it. */
-static int attach_exec(struct collector *c, struct bpf_object *obj)
+/* Attaches program @name of @obj (bpf/collector.bpf.h) to *@link here, whether or not the
+ * owner attaches its skeleton afterwards (the on-CPU sampler attaches perf events only), and
+ * tells the skeleton's attach to leave it. */
+static int attach_prog(struct bpf_object *obj, const char *name, struct bpf_link **link)
 {
-	struct bpf_program *prog = bpf_object__find_program_by_name(obj, "collector_exec");
+	struct bpf_program *prog = bpf_object__find_program_by_name(obj, name);
 	int err;
 
 	if (!prog)
-		return pr_err_errno(-ENOENT, "BPF object %s has no collector_exec",
-				    bpf_object__name(obj));
+		return pr_err_errno(-ENOENT, "BPF object %s has no %s", bpf_object__name(obj),
+				    name);
 	bpf_program__set_autoattach(prog, false);
-	c->exec_link = bpf_program__attach(prog);
-	if (!c->exec_link) {
+	*link = bpf_program__attach(prog);
+	if (!*link) {
 		err = -errno;
-		c->exec_link = NULL;
-		return pr_err_errno(err, "attaching the exec tracepoint (sched_process_exec)");
+		*link = NULL;
+		return pr_err_errno(err, "attaching %s", name);
 	}
 	return 0;
+}
+
+/* collector_exec and collector_exit: a process that execs or exits is announced again. */
+static int attach_exec(struct collector *c, struct bpf_object *obj)
+{
+	int err = attach_prog(obj, "collector_exec", &c->exec_link);
+
+	return err ? err : attach_prog(obj, "collector_exit", &c->exit_link);
 }
 
 int collector__new(struct bpf_object *obj, const struct collector_opts *opts,
@@ -321,6 +330,7 @@ void collector__free(struct collector *c)
 	if (!c)
 		return;
 	bpf_link__destroy(c->exec_link);
+	bpf_link__destroy(c->exit_link);
 	ring_buffer__free(c->rb);
 	unwinder__free(c->uw);
 	free(c);
