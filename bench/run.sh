@@ -21,7 +21,9 @@
 # UNWINDER (default 1: also run the unwinder comparison, unwinder_bench below; 0 skips it),
 # PYTHON_BENCH (default 1: also run the Python row, bench/python.sh; 0 skips it),
 # JVM_BENCH (default 1: also run the JVM row, bench/jvm.sh; 0 skips it),
-# NODE_BENCH (default 1: also run the Node.js row, bench/node.sh; 0 skips it).
+# NODE_BENCH (default 1: also run the Node.js row, bench/node.sh; 0 skips it),
+# CONT_BENCH (default 1: also run the continuous row, bench/continuous.sh, about 23 minutes with
+# its defaults; 0 skips it).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -184,5 +186,10 @@ fi
 if [ "${NODE_BENCH:-1}" = 1 ]; then
 	BIN=$BIN OUTPUT=$OUTPUT "$here/node.sh"
 	{ echo; cat "$W/node/node.md"; } >>"$W/results.md"
+fi
+# The continuous row (issue 18): bench/continuous.sh, appended to the results.
+if [ "${CONT_BENCH:-1}" = 1 ]; then
+	BIN=$BIN OUTPUT=$OUTPUT "$here/continuous.sh"
+	{ echo; cat "$W/continuous.md"; } >>"$W/results.md"
 fi
 cat "$W/results.md"
