@@ -94,3 +94,15 @@ profiler_finish() {
 	fi
 	if [ "$name" = bpftrace ]; then gzip -f "$d/bpftrace.out" 2>/dev/null || true; fi
 }
+
+# busy_pct: how busy the machine is, in percent of all CPUs over 2 s (/proc/stat). The figures
+# mean something only on an otherwise idle machine: the rows say so when it is not.
+busy_pct() {
+	local a b
+	read -ra a </proc/stat
+	sleep 2
+	read -ra b </proc/stat
+	local busy=$(((b[1] + b[2] + b[3] + b[6] + b[7]) - (a[1] + a[2] + a[3] + a[6] + a[7])))
+	local all=$((busy + b[4] + b[5] - a[4] - a[5]))
+	echo $((all > 0 ? busy * 100 / all : 0))
+}

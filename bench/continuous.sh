@@ -174,17 +174,6 @@ burners_wait() {
 	head -1 /proc/stat >"$1/stat.1"
 }
 
-# The figures mean something only on an otherwise idle machine: say so when it is not.
-busy_pct() {
-	local a b
-	read -ra a </proc/stat
-	sleep 2
-	read -ra b </proc/stat
-	local busy=$(((b[1] + b[2] + b[3] + b[6] + b[7]) - (a[1] + a[2] + a[3] + a[6] + a[7])))
-	local all=$((busy + b[4] + b[5] - a[4] - a[5]))
-	echo $((all > 0 ? busy * 100 / all : 0))
-}
-
 # api METHOD PATH [BODY]: the agent's answer on stdout (loopback only)
 api() {
 	local body=()

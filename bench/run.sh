@@ -82,16 +82,6 @@ run_one() {
 	[ -e "$d/ok" ] || log "$name FAILED: see $d/log"
 }
 
-# The figures mean something only on an otherwise idle machine: say so when it is not.
-busy_pct() {
-	local a b
-	read -ra a </proc/stat
-	sleep 2
-	read -ra b </proc/stat
-	local busy=$(((b[1] + b[2] + b[3] + b[6] + b[7]) - (a[1] + a[2] + a[3] + a[6] + a[7])))
-	local all=$((busy + b[4] + b[5] - a[4] - a[5]))
-	echo $((all > 0 ? busy * 100 / all : 0))
-}
 idle_busy=$(busy_pct)
 if [ "$idle_busy" -gt 10 ]; then
 	log "WARNING: the machine is ${idle_busy}% busy before the bench starts; figures will be noisy"
