@@ -34,7 +34,12 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libyaml-dev \
 	libcurl4-openssl-dev libjansson-dev libcmocka-dev zlib1g-dev \
 	libmicrohttpd-dev pkg-config libclang-rt-14-dev golang-go util-linux iproute2 \
-	busybox-static python3 procps docker.io debootstrap clang-format libwebsockets-dev chromium
+	busybox-static python3 procps docker.io debootstrap clang-format libwebsockets-dev chromium \
+	golang-1.23-go
+# golang-1.23-go comes from bookworm-backports (Debian's own Go, 1.19, cannot write a GNU build
+# id when it links internally: -ldflags=-B=gobuildid needs Go 1.21+; tests/integration/
+# test_symbols.sh). `make deps` adds that suite to apt's sources when no source names it.
+BACKPORTS_SOURCES := /etc/apt/sources.list.d/slideops-backports.sources
 
 ifeq ($(V),1)
 Q =
@@ -118,6 +123,10 @@ deps:
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; \
 	done); \
 	if [ -n "$$missing" ]; then \
+		grep -rqs bookworm-backports /etc/apt/sources.list /etc/apt/sources.list.d || \
+			printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: %s\n%s\n%s\n' \
+			bookworm-backports 'Components: main' \
+			'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' >$(BACKPORTS_SOURCES); \
 		echo "  DEPS     installing:" $$missing; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi

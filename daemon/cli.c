@@ -24,6 +24,8 @@
 #include "daemon/capture/question.h"
 #include "profile/diff.h"
 #include "profile/report.h"
+#include "daemon/cli_symbols.h"
+#include "symbols/symstore.h"
 
 #define PROG "slideops-profiler"
 #define VERSION "0.1.0"
@@ -36,6 +38,7 @@ static const char usage_text[] =
 	"  " PROG " plan    [TARGET] --question Q [--duration S]\n"
 	"  " PROG " capture [TARGET] --question Q [--duration S] [--out DIR] [--json]\n"
 	"  " PROG " compare OLD NEW [--out DIR]   (profile directories or pprof files)\n"
+	"  " PROG " symbols upload FILE | symbols list | symbols delete BUILD_ID\n"
 	"  " PROG " daemon  [--config FILE]   (DaemonSet mode; docs/daemon.md)\n"
 	"  " PROG " version\n"
 	"Options of check, plan and capture: --config FILE (default " CONFIG_DEFAULT_PATH
@@ -326,8 +329,12 @@ static void print_result(const struct cli_args *a, const struct capture_result *
 		printf("\nSome functions have no names, because their binaries were stripped:\n");
 		for (i = 0; i < rep->nstripped; i++)
 			printf("  %s %.0f%% of this profile%s%.12s\n", rep->stripped[i].path,
-			       rep->stripped[i].share, rep->stripped[i].build_id ? ", build " : "",
+			       rep->stripped[i].share,
+			       rep->stripped[i].build_id ?
+				       ", build " :
+				       ": no build id, so no upload can name it",
 			       rep->stripped[i].build_id ? rep->stripped[i].build_id : "");
+		printf("Upload its unstripped build or debug file: " PROG " symbols upload FILE\n");
 	}
 	printf("\nFiles written to %s:\n", a->opts.out_dir);
 	printf("  flamegraph.html    the flame graph (open it in a browser)\n");
@@ -355,8 +362,13 @@ static int cmd_capture(struct cli_args *a)
 	a->opts.progress_ctx = &ps;
 	a->opts.stop = &stop_requested;
 	install_signals();
+	/* debug symbols uploaded with `symbols upload` name stripped builds; none is no error */
+	if (cli_symbols_open(&a->config, false, &a->opts.symbols))
+		a->opts.symbols = NULL;
 
 	ret = capture_run(&a->opts, &res, err, sizeof(err));
+	symstore__free(a->opts.symbols);
+	a->opts.symbols = NULL;
 	if (ret == -EBUSY)
 		return fail(CAPTURE_EXIT_BUSY, "%s", err);
 	if (ret == -EINVAL)
@@ -553,6 +565,8 @@ int cli_main(int argc, char **argv)
 		return cmd_daemon(argc - 1, argv + 1);
 	if (!strcmp(cmd, "compare"))
 		return cmd_compare(argc - 1, argv + 1);
+	if (!strcmp(cmd, "symbols"))
+		return cli_symbols(argc - 1, argv + 1);
 	gmtime_r(&now, &tm);
 	strftime(a.out_default, sizeof(a.out_default), "slideops-profile-%Y%m%d-%H%M%S", &tm);
 	ret = parse_args(argc - 1, argv + 1, &a);

@@ -7,8 +7,29 @@
 
 #include "profile/profile.h"
 
-int profile_merge(struct profile *dst, const struct profile *src,
-		  const struct profile_merge_opts *opts)
+/* Longest name a profile_merge_opts.name callback may write. */
+#define NAME_MAX_BYTES 1024
+
+/* Interns frame @id of @src in @dst, named by @o->name when it has no name. */
+static int copy_frame(struct profile *dst, const struct profile *src, uint32_t id,
+		      const struct profile_merge_opts *o, size_t *named)
+{
+	const struct prof_frame_info *fi = profile__frame_info(src, id);
+	struct prof_frame_info copy;
+	char name[NAME_MAX_BYTES];
+
+	if (!o->name || !fi || fi->function || !o->name(o->name_ctx, fi, name, sizeof(name)))
+		return profile__frame(dst, fi);
+	copy = *fi;
+	name[sizeof(name) - 1] = '\0';
+	copy.function = name;
+	copy.unnamed_stripped = false;
+	(*named)++;
+	return profile__frame(dst, &copy);
+}
+
+static int merge(struct profile *dst, const struct profile *src,
+		 const struct profile_merge_opts *opts, size_t *named)
 {
 	const struct profile_merge_opts none = {};
 	size_t nv = profile__opts(dst)->nvalues, nf = profile__nframes(src), i, j;
@@ -57,7 +78,7 @@ int profile_merge(struct profile *dst, const struct profile *src,
 				break;
 			}
 			if (map[id] < 0) {
-				int d = profile__frame(dst, profile__frame_info(src, id));
+				int d = copy_frame(dst, src, id, opts, named);
 
 				if (d < 0) {
 					ret = d;
@@ -73,6 +94,34 @@ int profile_merge(struct profile *dst, const struct profile *src,
 	}
 	free(map);
 	return ret;
+}
+
+int profile_merge(struct profile *dst, const struct profile *src,
+		  const struct profile_merge_opts *opts)
+{
+	size_t named = 0;
+
+	return merge(dst, src, opts, &named);
+}
+
+int profile_rename(const struct profile *p,
+		   bool (*name)(void *ctx, const struct prof_frame_info *f, char *buf, size_t size),
+		   void *ctx, struct profile **out)
+{
+	const struct profile_merge_opts o = { .name = name, .name_ctx = ctx };
+	struct profile *res = NULL;
+	size_t named = 0;
+	int ret;
+
+	ret = profile__new(profile__opts(p), &res);
+	if (!ret)
+		ret = merge(res, p, &o, &named);
+	if (ret || !named) {
+		profile__free(res);
+		return ret;
+	}
+	*out = res;
+	return (int)(named > INT32_MAX ? INT32_MAX : named);
 }
 
 int profile_delta(const struct profile *end, const struct profile *start, struct profile **out)

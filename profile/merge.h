@@ -8,6 +8,7 @@
 #define SLIDEOPS_MERGE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct profile;
 struct prof_labels;
@@ -30,6 +31,11 @@ struct profile_merge_opts {
 	 * is copied when it passes both @keep and @filter. NULL copies all. */
 	bool (*filter)(void *ctx, const struct profile *src, const struct prof_sample *s);
 	void *filter_ctx;
+	/* Names a frame of @src that has no name (function NULL) on its way into @dst: writes the
+	 * name into @buf (@size bytes, NUL-terminated, valid UTF-8) and returns true, or returns
+	 * false to leave it unnamed. Called once per distinct frame; NULL names none. */
+	bool (*name)(void *ctx, const struct prof_frame_info *f, char *buf, size_t size);
+	void *name_ctx;
 };
 
 /*
@@ -45,5 +51,15 @@ int profile_merge(struct profile *dst, const struct profile *src,
  * @end's options: only stacks whose first value grew. Returns 0 or what profile_merge returns.
  */
 int profile_delta(const struct profile *end, const struct profile *start, struct profile **out);
+
+/*
+ * A copy of @p in which @name (profile_merge_opts.name) gave some unnamed frames a name, e.g.
+ * the functions of a stripped binary from debug symbols uploaded after the capture. A frame
+ * named this way is no longer unnamed_stripped. Returns the number of frames named (>= 0), with
+ * the copy in *@out only when it is above 0; -ENOMEM.
+ */
+int profile_rename(const struct profile *p,
+		   bool (*name)(void *ctx, const struct prof_frame_info *f, char *buf, size_t size),
+		   void *ctx, struct profile **out);
 
 #endif

@@ -18,6 +18,8 @@
 #include "base/proc.h"
 #include "base/safe_open.h"
 #include "base/text.h"
+#include "symbols/debugfile.h"
+#include "symbols/dwarf_lines.h"
 #include "symbols/elf_file.h"
 #include "symbols/elf_symtab.h"
 #include "symbols/gopclntab.h"
@@ -32,6 +34,11 @@
 #define DEFAULT_MAX_PERF_MAP_BYTES (256ull << 20)
 /* A process's perf map is read again (what was appended) at most this often. */
 #define PERF_MAP_REREAD_MS 1000
+#define DEFAULT_HOST_ROOT "/"
+#define DEFAULT_MAX_DWARF 16
+#define DEFAULT_MAX_DWARF_BYTES (64ull << 20)
+/* A DWARF handle closed for the bounds may be opened again after this long. */
+#define DWARF_REOPEN_MS 10000
 /* The vdso is two to four pages; anything much larger is not one. */
 #define VDSO_MAX_BYTES (1u << 20)
 
@@ -70,12 +77,30 @@ static void list_move_tail(struct list *n, struct list *head)
 
 struct dso_alias;
 
+/* Where a DSO's DWARF is, to open it at the first pc that needs it. */
+enum dw_kind {
+	DW_SELF = 1, /* the mapped file itself (through map_files) */
+	DW_ROOT,     /* its debug file, @path inside the process's root */
+	DW_HOST,     /* its debug file, @path under the host root */
+};
+
+struct dw_src {
+	enum dw_kind kind;
+	uint64_t dev, ino; /* of the debug file, checked again at the open */
+	char path[];
+};
+
 /* One ELF file's symbols, shared by every mapping of it. */
 struct dso {
-	struct elf_symtab *st; /* NULL: not a readable ELF (a cached negative answer) */
-	struct gopclntab *go;  /* Go binaries: names and file:line from .gopclntab */
-	const char *build_id;  /* borrowed from st, or NULL */
-	int refcnt;	       /* mappings of process snapshots using it */
+	struct elf_symtab *st;	/* NULL: not a readable ELF (a cached negative answer) */
+	struct elf_symtab *dbg; /* stripped: the symbols of its debug file on the node, or NULL */
+	struct gopclntab *go;	/* Go binaries: names and file:line from .gopclntab */
+	struct dw_src *dws;	/* where its DWARF is, or NULL */
+	struct dwarf_lines *dw; /* open while in symbolizer.dw_lru */
+	uint64_t dw_next_ms;	/* earliest (re)open of the DWARF; UINT64_MAX: never */
+	struct list dw_lru;	/* in symbolizer.dw_lru while dw is set */
+	const char *build_id;	/* borrowed from st, or NULL */
+	int refcnt;		/* mappings of process snapshots using it */
 	bool in_bid_hash;
 	struct dso *bid_next;	   /* build id hash chain */
 	struct dso_alias *aliases; /* the (dev, inode) keys that lead here */
@@ -94,6 +119,7 @@ struct dso_alias {
 
 struct pmap {
 	uint64_t start, end, offset;
+	uint64_t ino;	 /* the mapped file's, for map_files opens after the snapshot */
 	struct dso *dso; /* a reference, or NULL */
 	uint32_t path;	 /* offset in proc.strs */
 	bool vdso;
@@ -126,6 +152,11 @@ struct symbolizer {
 	struct dso_alias **alias_hash;
 	size_t dso_mask;
 	struct list dso_lru;
+
+	char *host_root;
+	size_t max_dwarf;
+	uint64_t max_dwarf_bytes;
+	struct list dw_lru; /* DSOs holding an open DWARF; head = least recently used */
 
 	struct kallsyms *ksyms;
 	int ksyms_err;
@@ -221,6 +252,21 @@ static void dso_unhash_bid(struct symbolizer *s, struct dso *d)
 	d->in_bid_hash = false;
 }
 
+/*
+ * Closes @d's DWARF handle, if open; it may be opened again @retry_ms from now (UINT64_MAX:
+ * never).
+ */
+static void dw_close(struct symbolizer *s, struct dso *d, uint64_t retry_ms)
+{
+	if (!d->dw)
+		return;
+	list_del(&d->dw_lru);
+	dwarf_lines__free(d->dw);
+	d->dw = NULL;
+	d->dw_next_ms = retry_ms == UINT64_MAX ? UINT64_MAX : clock_mono_ms() + retry_ms;
+	s->stats.dwarfs--;
+}
+
 static void dso_evict(struct symbolizer *s, struct dso *d)
 {
 	struct dso_alias *a, *next, **pp;
@@ -238,8 +284,11 @@ static void dso_evict(struct symbolizer *s, struct dso *d)
 	}
 	dso_unhash_bid(s, d);
 	list_del(&d->lru);
+	dw_close(s, d, UINT64_MAX);
 	elf_symtab__free(d->st);
+	elf_symtab__free(d->dbg);
 	gopclntab__free(d->go);
+	free(d->dws);
 	free(d);
 	s->stats.dsos--;
 }
@@ -287,6 +336,7 @@ static struct dso *dso_insert(struct symbolizer *s, struct elf_symtab *st)
 	d->st = st;
 	d->build_id = elf_symtab__build_id(st);
 	list_init(&d->lru);
+	list_init(&d->dw_lru);
 	list_add_tail(&d->lru, &s->dso_lru);
 	if (d->build_id) {
 		b = &s->bid_hash[hash_str(d->build_id) & s->dso_mask];
@@ -473,14 +523,71 @@ static size_t go_frames(const struct gopclntab *go, uint64_t vaddr, const struct
 	return n > 0 ? (size_t)n : 0;
 }
 
+/* ---- names and lines from the node: debug files (debugfile.h), DWARF (dwarf_lines.h) ---- */
+
+static struct dw_src *dw_src_new(enum dw_kind kind, const char *path, uint64_t dev, uint64_t ino)
+{
+	size_t len = strlen(path) + 1;
+	struct dw_src *w = malloc(sizeof(*w) + len);
+
+	if (!w)
+		return NULL;
+	w->kind = kind;
+	w->dev = dev;
+	w->ino = ino;
+	memcpy(w->path, path, len);
+	return w;
+}
+
+/*
+ * What the node holds for the ELF on @fd beyond its own tables: for a stripped one, the
+ * symbols of its debug file in @dbg; where its DWARF is in @dws (the file itself, else that
+ * debug file). NULL when there is none. Not for Go binaries: .gopclntab names them.
+ */
+static void dso_node_debug(struct symbolizer *s, int tgid, const struct procmaps_entry *e, int fd,
+			   const struct elf_symtab *st, struct elf_symtab **dbg,
+			   struct dw_src **dws)
+{
+	const struct debugfile_query q = {
+		.proc_root = s->proc_root,
+		.host_root = s->host_root,
+		.tgid = (uint32_t)tgid,
+		.path = e->path,
+		.build_id = elf_symtab__build_id(st),
+		.bin_fd = fd,
+	};
+	struct debugfile_stats ds = { 0 };
+	struct debugfile_found found;
+	int err;
+
+	*dbg = NULL;
+	*dws = dwarf_lines_probe(fd) == 1 ? dw_src_new(DW_SELF, "", 0, 0) : NULL;
+	if (!elf_symtab__stripped(st))
+		return;
+	err = debugfile_find(&q, &found, &ds);
+	s->stats.debug_refused += ds.refused;
+	if (err)
+		return;
+	err = elf_symtab__from_fd(found.fd, NULL, dbg);
+	if (err)
+		pr_debug_errno(err, "symbolizer: debug file %s of %s", found.path, e->path);
+	else
+		s->stats.debug_files++;
+	if (!*dws && dwarf_lines_probe(found.fd) == 1)
+		*dws = dw_src_new(found.where == DEBUGFILE_ON_HOST ? DW_HOST : DW_ROOT, found.path,
+				  found.dev, found.ino);
+	close(found.fd);
+}
+
 /* Returns a referenced DSO for file mapping @e, or NULL if it cannot be read. */
 static struct dso *dso_for_file(struct symbolizer *s, int tgid, const struct procmaps_entry *e)
 {
 	uint64_t dev = (uint64_t)e->dev_major << 32 | e->dev_minor;
 	struct elf_skip skip = { ELF_SKIP_NONE }, goskip = { ELF_SKIP_NONE };
-	struct elf_symtab *st = NULL;
+	struct elf_symtab *st = NULL, *dbg = NULL;
 	struct gopclntab *go = NULL;
 	struct dso *d, *poorer = NULL;
+	struct dw_src *dws = NULL;
 	struct elf_ident id;
 	int fd, err;
 
@@ -523,6 +630,8 @@ static struct dso *dso_for_file(struct symbolizer *s, int tgid, const struct pro
 	err = elf_symtab__from_fd(fd, &(struct elf_symtab_opts){ .skip = &skip }, &st);
 	if (!err)
 		go = go_load(fd, st, tgid, e->path, &goskip);
+	if (!err && !go)
+		dso_node_debug(s, tgid, e, fd, st, &dbg, &dws);
 	close(fd);
 	if (err == -ENOMEM)
 		return NULL;
@@ -538,9 +647,13 @@ static struct dso *dso_for_file(struct symbolizer *s, int tgid, const struct pro
 	d = dso_insert(s, err ? NULL : st);
 	if (!d) {
 		gopclntab__free(go);
+		elf_symtab__free(dbg);
+		free(dws);
 		return NULL;
 	}
 	d->go = go;
+	d->dbg = dbg;
+	d->dws = dws;
 	d->skip = skip;
 	d->goskip = goskip;
 	if (dso_add_alias(s, d, dev, e->inode)) {
@@ -690,7 +803,7 @@ static int collect_map(void *ctx, const struct procmaps_entry *e)
 		p->maps = tmp;
 	}
 	m = &p->maps[p->n];
-	*m = (struct pmap){ .start = e->start, .end = e->end, .offset = e->offset };
+	*m = (struct pmap){ .start = e->start, .end = e->end, .offset = e->offset, .ino = e->inode };
 	name = e->path[0] ? e->path : "[anon]";
 	err = add_str(c, name, &m->path);
 	if (err)
@@ -749,6 +862,7 @@ int symbolizer__sweep(struct symbolizer *s)
 {
 	struct list *l, *next;
 	struct proc *p;
+	struct dso *d;
 	int n = 0;
 
 	for (l = s->proc_lru.next; l != &s->proc_lru; l = next) {
@@ -758,6 +872,13 @@ int symbolizer__sweep(struct symbolizer *s)
 			continue;
 		proc_remove(s, p);
 		n++;
+	}
+	/* DWARF handles of files no snapshot maps any more: their memory goes first. */
+	for (l = s->dw_lru.next; l != &s->dw_lru; l = next) {
+		next = l->next;
+		d = container_of(l, struct dso, dw_lru);
+		if (!d->refcnt)
+			dw_close(s, d, 0);
 	}
 	dso_trim(s);
 	return n;
@@ -843,6 +964,119 @@ static bool pm_frame(struct symbolizer *s, struct proc *p, uint64_t ip, struct s
 	return true;
 }
 
+/* ---- DWARF handles: opened at the first pc that needs one, a bounded number kept ---- */
+
+/* Opens the file @m->dso's DWARF is in, as process @p sees it (checked against its inode). */
+static int dw_open_file(struct symbolizer *s, const struct proc *p, const struct pmap *m)
+{
+	const struct dw_src *w = m->dso->dws;
+	struct safe_open_opts o = { .ino = w->ino, .dev = w->dev };
+	int fd;
+
+	switch (w->kind) {
+	case DW_SELF:
+		o = (struct safe_open_opts){ .ino = m->ino };
+		fd = safe_open_map_file(s->proc_root, (uint32_t)p->tgid, m->start, m->end, &o);
+		if (fd >= 0 || fd == -ENOTSUP || fd == -ESTALE)
+			return fd;
+		return safe_open_in_proc_root(s->proc_root, (uint32_t)p->tgid, p->strs + m->path,
+					      &o);
+	case DW_ROOT:
+		return safe_open_in_proc_root(s->proc_root, (uint32_t)p->tgid, w->path, &o);
+	default:
+		return safe_open_in_root_path(s->host_root, w->path, &o);
+	}
+}
+
+/* Closes the least recently used DWARF handles but @keep's while over the bounds. */
+static void dw_trim(struct symbolizer *s, struct dso *keep)
+{
+	struct list *l, *next;
+	uint64_t bytes = 0;
+	struct dso *d;
+
+	for (l = s->dw_lru.next; l != &s->dw_lru; l = l->next)
+		bytes += dwarf_lines__mem(container_of(l, struct dso, dw_lru)->dw);
+	for (l = s->dw_lru.next; l != &s->dw_lru; l = next) {
+		next = l->next;
+		d = container_of(l, struct dso, dw_lru);
+		if (s->stats.dwarfs <= s->max_dwarf && bytes <= s->max_dwarf_bytes)
+			break;
+		if (d == keep)
+			continue;
+		bytes -= dwarf_lines__mem(d->dw);
+		dw_close(s, d, DWARF_REOPEN_MS);
+		s->stats.dwarf_evictions++;
+	}
+}
+
+/* The DWARF of @m's DSO, opened now if it has one and was not tried; NULL if none. */
+static struct dwarf_lines *dw_get(struct symbolizer *s, const struct proc *p, const struct pmap *m)
+{
+	struct dwarf_lines_opts o = { 0 };
+	struct dso *d = m->dso;
+	int fd, err;
+
+	if (d->dw) {
+		list_move_tail(&d->dw_lru, &s->dw_lru);
+		return d->dw;
+	}
+	if (!d->dws || d->dw_next_ms == UINT64_MAX || clock_mono_ms() < d->dw_next_ms)
+		return NULL;
+	d->dw_next_ms = UINT64_MAX;
+	fd = dw_open_file(s, p, m);
+	/* No one file over the whole budget: it would be kept, as the newest, whatever it holds. */
+	o.max_bytes = s->max_dwarf_bytes < DWARF_LINES_MAX_BYTES_DEFAULT ? s->max_dwarf_bytes : 0;
+	err = fd < 0 ? fd : dwarf_lines__from_fd(fd, &o, &d->dw);
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		s->stats.dwarf_failures++;
+		pr_debug_errno(err, "symbolizer: DWARF of %s (tgid=%d)", p->strs + m->path,
+			       p->tgid);
+		return NULL;
+	}
+	s->stats.dwarf_loads++;
+	s->stats.dwarfs++;
+	list_add_tail(&d->dw_lru, &s->dw_lru);
+	dw_trim(s, d);
+	return d->dw;
+}
+
+/*
+ * The frames of @vaddr in @m's DSO from its DWARF, like go_frames(); the function holding it
+ * keeps @base's name (from .symtab) when it has one, so that profiles name it the same way
+ * with or without DWARF. Returns the count, or 0 without DWARF there.
+ */
+static size_t dw_frames(struct symbolizer *s, const struct proc *p, const struct pmap *m,
+			uint64_t vaddr, const struct sym_frame *base, struct sym_frame *out,
+			size_t max)
+{
+	struct dwarf_frame df[DWARF_LINES_MAX_DEPTH];
+	struct dwarf_lines *dw = dw_get(s, p, m);
+	int n, i;
+
+	if (!dw)
+		return 0;
+	n = dwarf_lines__lookup(dw, vaddr, df,
+				max < DWARF_LINES_MAX_DEPTH ? max : DWARF_LINES_MAX_DEPTH);
+	for (i = 0; i < n; i++) {
+		out[i] = *base;
+		out[i].name = i == n - 1 && base->name ? base->name : df[i].name;
+		out[i].file = df[i].file;
+		out[i].line = df[i].line;
+	}
+	return n > 0 ? (size_t)n : 0;
+}
+
+/* The name of @vaddr: the debug file's symbols first, then the file's own. */
+static const char *dso_lookup(struct dso *d, uint64_t vaddr)
+{
+	const char *name = d->dbg ? elf_symtab__lookup(d->dbg, vaddr, NULL) : NULL;
+
+	return name ? name : elf_symtab__lookup(d->st, vaddr, NULL);
+}
+
 int symbolizer__user_inline(struct symbolizer *s, int tgid, uint64_t ip, struct sym_frame *out,
 			    size_t max)
 {
@@ -887,15 +1121,19 @@ int symbolizer__user_inline(struct symbolizer *s, int tgid, uint64_t ip, struct 
 		f.build_id = m->dso->build_id;
 		/*
 		 * Only an ELF we read can be called stripped; the vdso (dynsym only) is the
-		 * kernel's, not a binary anyone could rebuild with symbols.
+		 * kernel's, not a binary anyone could rebuild with symbols. One whose debug file
+		 * was found on the node is named: not stripped.
 		 */
-		f.stripped = elf_symtab__stripped(st) && !m->vdso;
+		f.stripped = elf_symtab__stripped(st) && !m->dso->dbg && !m->vdso;
 		if (!elf_symtab__file_to_vaddr(st, off, &vaddr)) {
 			f.dso_addr = vaddr;
 			n = m->dso->go ? go_frames(m->dso->go, vaddr, &f, out, max) : 0;
 			if (n)
 				return (int)n;
-			f.name = elf_symtab__lookup(st, vaddr, NULL);
+			f.name = dso_lookup(m->dso, vaddr);
+			n = m->vdso ? 0 : dw_frames(s, p, m, vaddr, &f, out, max);
+			if (n)
+				return (int)n;
 		}
 	}
 	/* Anonymous executable memory (JIT code), or a file we could not read as an ELF. */
@@ -969,6 +1207,11 @@ int symbolizer__new(const struct symbolizer_opts *opts, struct symbolizer **out)
 	list_init(&s->proc_lru);
 	list_init(&s->dso_lru);
 	list_init(&s->pm_lru);
+	list_init(&s->dw_lru);
+	s->max_dwarf = opts && opts->max_dwarf ? opts->max_dwarf : DEFAULT_MAX_DWARF;
+	s->max_dwarf_bytes = opts && opts->max_dwarf_bytes ? opts->max_dwarf_bytes :
+							     DEFAULT_MAX_DWARF_BYTES;
+	s->host_root = strdup(opts && opts->host_root ? opts->host_root : DEFAULT_HOST_ROOT);
 	s->max_perf_maps = opts && opts->max_perf_maps ? opts->max_perf_maps :
 							 DEFAULT_MAX_PERF_MAPS;
 	s->max_perf_map_bytes = opts && opts->max_perf_map_bytes ? opts->max_perf_map_bytes :
@@ -982,7 +1225,7 @@ int symbolizer__new(const struct symbolizer_opts *opts, struct symbolizer **out)
 	s->procs = calloc(s->procs_mask + 1, sizeof(*s->procs));
 	s->bid_hash = calloc(s->dso_mask + 1, sizeof(*s->bid_hash));
 	s->alias_hash = calloc(s->dso_mask + 1, sizeof(*s->alias_hash));
-	if (!s->proc_root || !s->procs || !s->bid_hash || !s->alias_hash) {
+	if (!s->proc_root || !s->host_root || !s->procs || !s->bid_hash || !s->alias_hash) {
 		err = -ENOMEM;
 		goto err_free;
 	}
@@ -1009,6 +1252,7 @@ void symbolizer__free(struct symbolizer *s)
 	free(s->bid_hash);
 	free(s->alias_hash);
 	free(s->proc_root);
+	free(s->host_root);
 	free(s);
 }
 

@@ -7,6 +7,14 @@
  * seen, so it is still named after it exits. ELF symbol tables are shared between processes and
  * cached by build id (else device+inode), bounded with LRU eviction. Go binaries, stripped or
  * not, are named from their .gopclntab (function, file:line, inlined frames; see gopclntab.h).
+ * A stripped ELF (no .symtab) that is not Go is named from its debug file when the node has it
+ * (debugfile.h: by build id inside the process's root, then on the host; by .gnu_debuglink
+ * inside the root; accepted only for the same build): its symbols are kept with the ELF's in
+ * the same cache entry, and its frames are no longer "stripped". Native code with DWARF (in
+ * the file, else in that debug file) gets file:line and inlined frames (dwarf_lines.h): the
+ * DWARF is opened at the first pc of the file named, at most max_dwarf files (and
+ * max_dwarf_bytes of their sections) held, least recently used closed first, and those no
+ * snapshot maps closed by symbolizer__sweep().
  * Kernel addresses are named from /proc/kallsyms. Code in anonymous executable memory (a JIT's)
  * or in a file that is no readable ELF is named from the perf map the process writes itself,
  * /tmp/perf-<nspid>.map in its own root (perfmap.h): loaded at the first such pc, read again
@@ -30,8 +38,9 @@ struct sym_frame {
 	const char *build_id; /* hex GNU build id, or NULL; borrowed */
 	uint64_t dso_addr;    /* address relative to the file's load base (addr2line form) */
 	bool stripped;	      /* the dso is an ELF file without .symtab (names from .dynsym
-				 * only, or none); false for anything not read as an ELF file
-				 * (anon, [vdso], unreadable or deleted files) */
+				 * only, or none) and no debug file was found for it on the
+				 * node; false for anything not read as an ELF file (anon,
+				 * [vdso], unreadable or deleted files) */
 	bool kernel;
 	bool go; /* Go code: name and file:line from the binary's .gopclntab
 				 * (even when stripped); the frame's language is Go */
@@ -43,6 +52,10 @@ struct symbolizer_opts {
 	size_t max_processes;	     /* process snapshot bound; default 8192 */
 	size_t max_perf_maps;	     /* perf maps held at once; default 64 */
 	uint64_t max_perf_map_bytes; /* their memory, the newest one always kept; default 256 MiB */
+	const char *host_root;	     /* debug files on the host under it; default "/", "": none */
+	size_t max_dwarf;	     /* DWARF files held open at once; default 16 */
+	uint64_t max_dwarf_bytes;    /* their sections, the newest one always kept, and the most
+				      * one file may have; default 64 MiB */
 };
 
 /* The dso of a frame named from the process's perf map. */
@@ -71,13 +84,15 @@ int symbolizer__sweep(struct symbolizer *s);
  * filled (name may be NULL: then show dso+0xdso_addr); -ESRCH if the process was never seen and
  * is gone; -ENOENT if @ip is in no mapping.
  * Only executable mappings are kept. The strings in @out are borrowed: valid until the next
- * symbolizer__add_process(), symbolizer__user() (which may snapshot and evict) or __free().
+ * symbolizer__add_process(), symbolizer__user() (which may snapshot and evict, and close a
+ * DWARF file), symbolizer__sweep() or __free().
  */
 int symbolizer__user(struct symbolizer *s, int tgid, uint64_t ip, struct sym_frame *out);
 
 /*
  * Like symbolizer__user(), with the frames inlined at @ip (Go code, from its inline trees;
- * other code has one frame): writes up to @max frames, innermost first; out[n - 1] is the
+ * native code from its DWARF; other code has one frame): writes up to @max frames, innermost
+ * first; out[n - 1] is the
  * function holding @ip, the frame symbolizer__user() returns, and each earlier one is inlined
  * into the next, at the file:line the next one shows. When the inlining is deeper than @max,
  * the outermost inlined frames are dropped. Returns n >= 1, or the errors of
@@ -115,6 +130,12 @@ struct symbolizer_stats {
 	uint64_t perf_map_refused;   /* of those, failed other than "no map" (safe_open refusals) */
 	uint64_t perf_map_hits;	     /* frames named from a perf map */
 	uint64_t perf_map_evictions; /* freed for the bounds */
+	uint64_t debug_files;	     /* stripped ELFs named from a debug file on the node */
+	uint64_t debug_refused;	     /* debug file candidates refused: another build, unsafe */
+	size_t dwarfs;		     /* DWARF files open now */
+	uint64_t dwarf_loads;	     /* DWARF files opened */
+	uint64_t dwarf_failures;     /* DWARF files that could not be opened or were refused */
+	uint64_t dwarf_evictions;    /* DWARF files closed for the bounds */
 };
 
 void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *out);

@@ -36,6 +36,7 @@
 #include "daemon/capture/check.h"
 #include "daemon/capture/preflight.h"
 #include "daemon/config.h"
+#include "symbols/symstore.h"
 
 #define EXIT_CONFIG 2
 #define MSG_MAX 1024
@@ -48,6 +49,7 @@ struct daemon {
 	struct service_rules_ctx rules;
 	struct kube *kube;
 	struct store *store;
+	struct symstore *symbols; /* uploaded debug symbols, in <store_dir>/symbols */
 	struct tokens *tokens;
 	struct audit *audit;
 	struct sink *sink;
@@ -294,8 +296,16 @@ static int open_state(struct daemon *d)
 				 .retention_per_service = d->cfg.retention_per_service,
 				 .continuous_retention_hours = d->cfg.continuous_retention_hours };
 	struct audit_opts ao = { .path = d->cfg.audit_log };
+	struct symstore_opts syo = { 0 };
+	char symdir[sizeof(d->cfg.store_dir) + 16];
 	int err;
 
+	snprintf(symdir, sizeof(symdir), "%s/symbols", d->cfg.store_dir);
+	syo.dir = symdir;
+	err = symstore__open(&syo, &d->symbols);
+	if (err)
+		return pr_err_errno(err, "cannot open the debug-symbol store %s", symdir);
+	so.symbols = d->symbols;
 	err = store__new(&so, &d->store);
 	if (err)
 		return pr_err_errno(err, "cannot open the profile store %s", d->cfg.store_dir);
@@ -346,6 +356,7 @@ static int start_workers(struct daemon *d)
 	struct jobs_opts jo = { .node_name = d->cfg.node_name,
 				.captures_dir = d->captures_dir,
 				.store = d->store,
+				.symbols = d->symbols,
 				.audit = d->audit,
 				.sink = d->sink,
 				.metrics = &d->metrics,
@@ -405,6 +416,7 @@ static int start(struct daemon *d)
 	if (err)
 		return err;
 	apo.store = d->store;
+	apo.symbols = d->symbols;
 	apo.tokens = d->tokens;
 	apo.audit = d->audit;
 	err = api__new(&apo, &d->api);
@@ -439,6 +451,8 @@ static void stop(struct daemon *d)
 	sink__free(d->sink);
 	d->sink = NULL;
 	store__free(d->store);
+	symstore__free(d->symbols);
+	d->symbols = NULL;
 	d->store = NULL;
 	audit__free(d->audit);
 	d->audit = NULL;

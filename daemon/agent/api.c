@@ -7,6 +7,7 @@
  */
 #include "daemon/agent/api.h"
 #include "daemon/agent/api_int.h"
+#include "daemon/agent/api_symbols.h"
 #include "daemon/agent/page.h"
 
 #include <arpa/inet.h>
@@ -53,6 +54,7 @@ static int route_audit(enum api_route r)
 	case API_PROFILE_DOWNLOAD:
 		return AUDIT_DOWNLOAD;
 	case API_PROFILE_DELETE:
+	case API_SYMBOLS_DELETE:
 		return AUDIT_DELETE;
 	case API_SYMBOLS_UPLOAD:
 		return AUDIT_UPLOAD;
@@ -466,6 +468,8 @@ static enum MHD_Result h_profile(struct api *a, struct MHD_Connection *c, struct
 		close(fd);
 	}
 	if (!err) {
+		/* names from debug symbols uploaded since (docs/symbols.md) */
+		view_named_summary(a->store, r->m.id, &text, &len, m.answer, sizeof(m.answer));
 		summary = json_loadb(text, len, 0, NULL);
 		free(text);
 	}
@@ -477,9 +481,55 @@ static enum MHD_Result h_profile(struct api *a, struct MHD_Connection *c, struct
 					  "continuous_before", (json_int_t)windows_before(a, &m)));
 }
 
+/* The type and file name of a download. */
+static void download_headers(struct MHD_Response *resp, const char *id, enum api_format fmt)
+{
+	char disp[API_SEG_SIZE + 64];
+
+	snprintf(disp, sizeof(disp), "attachment; filename=\"%s.%s\"", id,
+		 fmt == API_FORMAT_PPROF ? "pb.gz" : "collapsed");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+				fmt == API_FORMAT_PPROF ? "application/octet-stream" :
+							  "text/plain; charset=utf-8");
+	MHD_add_response_header(resp, "Content-Disposition", disp);
+}
+
+/*
+ * The download of a profile that debug symbols uploaded since name: encoded again at read time
+ * (views.h). Returns 1 with @resp, 0 when the stored file is right as it is (or cannot be
+ * named: served as stored), -1 out of memory.
+ */
+static int download_named(struct api *a, struct req *r, enum api_format fmt,
+			  struct MHD_Response **resp)
+{
+	char err[ERR_SIZE], detail[48];
+	size_t len = 0;
+	char *out = NULL;
+	int ret;
+
+	ret = view_named_download(a->store, r->m.id,
+				  fmt == API_FORMAT_PPROF ? VIEW_PPROF : VIEW_COLLAPSED, &out, &len,
+				  err, sizeof(err));
+	if (ret <= 0) {
+		if (ret < 0 && ret != -ENOENT)
+			pr_warn("api: profile %s served without uploaded names: %s", r->m.id, err);
+		return 0;
+	}
+	*resp = MHD_create_response_from_buffer(len, out, MHD_RESPMEM_MUST_FREE);
+	if (!*resp) {
+		free(out);
+		return -1;
+	}
+	download_headers(*resp, r->m.id, fmt);
+	snprintf(detail, sizeof(detail), "format=%s named=uploads",
+		 fmt == API_FORMAT_PPROF ? "pprof" : "collapsed");
+	api_audit(a, AUDIT_DOWNLOAD, r->who, r->m.id, "ok", detail);
+	return 1;
+}
+
 static enum MHD_Result h_download(struct api *a, struct MHD_Connection *c, struct req *r)
 {
-	char err[ERR_SIZE], disp[128], detail[32];
+	char err[ERR_SIZE], detail[32];
 	struct MHD_Response *resp;
 	enum api_format fmt;
 	uint64_t size;
@@ -487,6 +537,9 @@ static enum MHD_Result h_download(struct api *a, struct MHD_Connection *c, struc
 
 	if (api_parse_format(api_arg(c, "format"), &fmt, err, sizeof(err)))
 		return api_respond_error(a, c, 400, "%s", err);
+	ret = download_named(a, r, fmt, &resp);
+	if (ret)
+		return ret > 0 ? api_queue(c, 200, resp) : MHD_NO;
 	ret = store__open_file(a->store, r->m.id,
 			       fmt == API_FORMAT_PPROF ? STORE_FILE_PPROF : STORE_FILE_COLLAPSED,
 			       &fd, &size);
@@ -504,12 +557,7 @@ static enum MHD_Result h_download(struct api *a, struct MHD_Connection *c, struc
 		close(fd);
 		return MHD_NO;
 	}
-	snprintf(disp, sizeof(disp), "attachment; filename=\"%s.%s\"", r->m.id,
-		 fmt == API_FORMAT_PPROF ? "pb.gz" : "collapsed");
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-				fmt == API_FORMAT_PPROF ? "application/octet-stream" :
-							  "text/plain; charset=utf-8");
-	MHD_add_response_header(resp, "Content-Disposition", disp);
+	download_headers(resp, r->m.id, fmt);
 	api_audit(a, AUDIT_DOWNLOAD, r->who, r->m.id, "ok", detail);
 	return api_queue(c, 200, resp);
 }
@@ -660,6 +708,11 @@ static enum MHD_Result dispatch(struct api *a, struct MHD_Connection *c, struct 
 	case API_CONTINUOUS:
 		return api_continuous(a, c, r);
 	case API_SYMBOLS_UPLOAD:
+		return api_symbols_upload(a, c, r);
+	case API_SYMBOLS_LIST:
+		return api_symbols_list(a, c);
+	case API_SYMBOLS_DELETE:
+		return api_symbols_delete(a, c, r);
 	default:
 		break;
 	}
@@ -751,13 +804,9 @@ static bool first_call(struct api *a, struct MHD_Connection *c, const char *url,
 		if (!token_role_allows(role, r->m.need) && deny(a, c, r, role, ret))
 			return true;
 	}
-	/* before the size check: uploads will have their own, larger bound */
-	if (r->m.route == API_SYMBOLS_UPLOAD) {
-		api_audit(a, AUDIT_UPLOAD, r->who, "-", "refused", "not implemented");
-		*ret = api_respond_error(a, c, 501,
-					 "symbol uploads are not available in this version");
-		return true;
-	}
+	/* before the size check: an upload streams, with its own, larger bound */
+	if (r->m.route == API_SYMBOLS_UPLOAD)
+		return api_symbols_begin(a, c, r, ret);
 	hdr = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	if (hdr) {
 		errno = 0;
@@ -803,6 +852,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		*upload_data_size = 0;
 		if (r->answered)
 			return MHD_YES;
+		if (r->upload)
+			return api_symbols_feed(r, upload_data, n);
 		if (r->too_big || r->len + n > API_JSON_BODY_MAX) {
 			r->too_big = true;
 			r->discarded += n;
@@ -834,10 +885,10 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 {
 	struct req *r = *con_cls;
 
-	(void)cls;
 	(void)c;
 	(void)toe;
 	if (r) {
+		api_symbols_end(cls, r);
 		free(r->body);
 		free(r);
 		*con_cls = NULL;
@@ -946,6 +997,7 @@ int api__new(const struct api_opts *opts, struct api **out)
 	a->ops = opts->ops;
 	a->ops_ctx = opts->ops_ctx;
 	a->metrics = opts->metrics;
+	a->symbols = opts->symbols;
 	if (sessions__new(0, 0, &a->sessions)) {
 		free(a);
 		return -ENOMEM;

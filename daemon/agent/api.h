@@ -21,6 +21,7 @@
 #include "daemon/agent/api_parse.h"
 
 struct api;
+struct symstore;
 struct audit;
 struct capture_step;
 struct store;
@@ -104,6 +105,7 @@ struct api_opts {
 	const struct api_ops *ops;   /* required, borrowed */
 	void *ops_ctx;
 	struct api_metrics *metrics;  /* may be NULL (all zero), borrowed */
+	struct symstore *symbols;     /* uploaded debug symbols; NULL: none kept; borrowed */
 	unsigned int max_connections; /* 0: API_DEFAULT_MAX_CONNECTIONS */
 	unsigned int timeout_s;	      /* idle timeout of a connection; 0: the default */
 	unsigned int status_ttl_ms;   /* GET /v1/status serves a check this long; 0: default */

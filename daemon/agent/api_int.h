@@ -21,6 +21,9 @@
 #include "daemon/agent/session.h"
 
 #define ERR_SIZE 512
+
+struct symstore;
+struct api_upload;
 #define API_ERROR_CODES 10 /* the statuses counted one by one in /metrics (api.c) */
 
 struct api {
@@ -45,6 +48,8 @@ struct api {
 	uint64_t status_gen;   /* checks finished */
 	uint64_t status_at_ns; /* when the last one finished (CLOCK_MONOTONIC) */
 	uint64_t status_ttl_ns;
+	struct symstore *symbols; /* the uploads (api_symbols.c); may be NULL */
+	bool uploading;		  /* one upload streams at a time (under status_lock) */
 };
 
 struct req {
@@ -59,6 +64,7 @@ struct req {
 	enum token_role role;
 	bool via_session; /* signed in with the page's cookie, not a bearer token */
 	struct session_info session;
+	struct api_upload *upload; /* POST /v1/symbols: the streamed body (api_symbols.c) */
 };
 
 /* Queues @resp (destroyed here) with the headers every response carries. */

@@ -88,6 +88,7 @@ static const struct {
 	enum api_route route;
 	enum token_role need;
 	bool body;
+	size_t seg_size; /* the "*" segment's buffer: STORE_ID_SIZE unless set */
 } routes[] = {
 	{ "GET", "/v1/status", API_STATUS, TOKEN_ROLE_VIEWER, false },
 	{ "GET", "/v1/plan", API_PLAN, TOKEN_ROLE_VIEWER, false },
@@ -102,6 +103,8 @@ static const struct {
 	{ "GET", "/v1/profiles/*/flamegraph", API_PROFILE_FLAMEGRAPH, TOKEN_ROLE_VIEWER, false },
 	{ "GET", "/v1/compare", API_COMPARE, TOKEN_ROLE_VIEWER, false },
 	{ "GET", "/v1/continuous", API_CONTINUOUS, TOKEN_ROLE_VIEWER, false },
+	{ "GET", "/v1/symbols", API_SYMBOLS_LIST, TOKEN_ROLE_VIEWER, false },
+	{ "DELETE", "/v1/symbols/*", API_SYMBOLS_DELETE, TOKEN_ROLE_OPERATOR, false, API_SEG_SIZE },
 	{ "GET", "/v1/processes", API_PROCESSES, TOKEN_ROLE_VIEWER, false },
 	/* signing in needs no token, nor does asking who is signed in; signing out does */
 	{ "GET", "/v1/session", API_SESSION, TOKEN_ROLE_NONE, false },
@@ -121,7 +124,7 @@ static const struct {
 int api_parse_route(const char *method, const char *path, struct api_route_match *out, char *allow,
 		    size_t allow_size)
 {
-	char seg[STORE_ID_SIZE];
+	char seg[API_SEG_SIZE];
 	size_t i, n = 0;
 	bool found = false, seg_ok;
 
@@ -131,7 +134,8 @@ int api_parse_route(const char *method, const char *path, struct api_route_match
 		allow[0] = '\0';
 	for (i = 0; i < ARRAY_SIZE(routes); i++) {
 		seg_ok = true;
-		if (!path_match(path, routes[i].path, seg, sizeof(seg), &seg_ok))
+		if (!path_match(path, routes[i].path, seg,
+				routes[i].seg_size ? routes[i].seg_size : STORE_ID_SIZE, &seg_ok))
 			continue;
 		if (!seg_ok)
 			return -ENOENT;

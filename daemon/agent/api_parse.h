@@ -27,6 +27,8 @@
 #define API_DEFAULT_DURATION 30
 #define API_LIST_DEFAULT 50
 #define API_LIST_MAX 500
+/* Longest path segment a route takes, plus the NUL: a GNU build id of up to 64 bytes in hex. */
+#define API_SEG_SIZE 129
 
 enum api_route {
 	API_STATUS = 0,		/* GET /v1/status */
@@ -38,7 +40,7 @@ enum api_route {
 	API_PROFILE_DOWNLOAD,	/* GET /v1/profiles/ID/download */
 	API_PROFILE_DELETE,	/* DELETE /v1/profiles/ID */
 	API_REMOVE,		/* POST /v1/remove */
-	API_SYMBOLS_UPLOAD,	/* POST /v1/symbols (not yet: 501) */
+	API_SYMBOLS_UPLOAD,	/* POST /v1/symbols: upload debug symbols (streamed) */
 	API_METRICS,		/* GET /metrics */
 	API_PAGE,		/* GET / and /ui/...: the page (daemon/agent/page.h) */
 	API_SESSION,		/* GET /v1/session: who is signed in */
@@ -48,14 +50,18 @@ enum api_route {
 	API_PROFILE_FLAMEGRAPH, /* GET /v1/profiles/ID/flamegraph */
 	API_COMPARE,		/* GET /v1/compare?base=ID&new=ID */
 	API_CONTINUOUS,		/* GET /v1/continuous: the continuous profile of a range */
+	API_SYMBOLS_LIST,	/* GET /v1/symbols: the uploads */
+	API_SYMBOLS_DELETE,	/* DELETE /v1/symbols/BUILD_ID */
 	API_ROUTE_COUNT,
 };
 
 struct api_route_match {
 	enum api_route route;
-	char id[STORE_ID_SIZE]; /* the profile id of /v1/profiles/ID[/download] */
-	enum token_role need;	/* the least role allowed; NONE: no token needed */
-	bool body;		/* takes a JSON body */
+	/* the profile id of /v1/profiles/ID[/...] (< STORE_ID_SIZE bytes), or the build id of
+	 * /v1/symbols/BUILD_ID (< API_SEG_SIZE): letters, digits and '-' only */
+	char id[API_SEG_SIZE];
+	enum token_role need; /* the least role allowed; NONE: no token needed */
+	bool body;	      /* takes a JSON body */
 };
 
 /*

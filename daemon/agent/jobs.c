@@ -342,6 +342,7 @@ static int capture(struct jobs *js, const struct job *j, const char *dir, struct
 		.async_profiler = js->o.async_profiler,
 		.keep_sampler = js->o.keep_sampler ? &js->sampler : NULL,
 		.keep_symbolizer = js->o.keep_sampler ? &js->sym : NULL,
+		.symbols = js->o.symbols,
 	};
 	char target[TARGET_NAME_MAX + 16], msg[JOB_MSG_MAX + 64];
 	int ret;

@@ -54,11 +54,12 @@ struct job_outcome {
 };
 
 struct jobs_opts {
-	const char *node_name;	     /* for the cluster API's metadata */
-	const char *captures_dir;    /* where captures write before the store takes them */
-	struct store *store;	     /* required, borrowed */
-	struct audit *audit;	     /* required, borrowed */
-	struct sink *sink;	     /* may be NULL, borrowed */
+	const char *node_name;	  /* for the cluster API's metadata */
+	const char *captures_dir; /* where captures write before the store takes them */
+	struct store *store;	  /* required, borrowed */
+	struct audit *audit;	  /* required, borrowed */
+	struct symstore *symbols; /* uploaded debug symbols (capture_opts.symbols); may be NULL */
+	struct sink *sink;	  /* may be NULL, borrowed */
 	struct api_metrics *metrics; /* required, borrowed */
 	owner_name_fn_t name_fn;     /* names Services; may be NULL */
 	void *name_ctx;
@@ -76,6 +77,7 @@ struct jobs_opts {
 };
 
 struct jobs;
+struct symstore;
 
 /* Starts the worker thread; it runs nothing before jobs__start(). Returns 0, -ENOMEM or the
  * -errno of pthread_create. @opts is copied (its pointers are borrowed). */

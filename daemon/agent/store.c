@@ -41,7 +41,8 @@
 
 struct store {
 	pthread_mutex_t lock;
-	int pfd; /* DIR/profiles, O_DIRECTORY */
+	struct symstore *symbols; /* borrowed, or NULL */
+	int pfd;		  /* DIR/profiles, O_DIRECTORY */
 	char *dir;
 	char *pdir; /* DIR/profiles */
 	unsigned int retention;
@@ -608,6 +609,7 @@ int store__new(const struct store_opts *opts, struct store **out)
 	s->max_entries = opts->max_entries ?: STORE_DEFAULT_MAX_ENTRIES;
 	s->clock = opts->clock ?: realtime_ns;
 	s->clock_ctx = opts->clock_ctx;
+	s->symbols = opts->symbols;
 	s->dir = strdup(opts->dir);
 	if (!s->dir || asprintf(&s->pdir, "%s/" PROFILES, opts->dir) < 0) {
 		s->pdir = NULL;
@@ -953,6 +955,11 @@ int store__remove_all(struct store *s)
 	err = rm_tree(AT_FDCWD, s->pdir);
 	pthread_mutex_unlock(&s->lock);
 	return err;
+}
+
+struct symstore *store__symbols(struct store *s)
+{
+	return s->symbols;
 }
 
 size_t store__count(struct store *s)

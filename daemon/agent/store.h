@@ -40,6 +40,7 @@
 #define STORE_META_MAX_BYTES (64 * 1024)
 
 struct store;
+struct symstore;
 
 /* The files of a profile, as capture writes them (docs/files.md). */
 enum store_file {
@@ -82,6 +83,9 @@ struct store_opts {
 	size_t max_entries;			 /* 0: STORE_DEFAULT_MAX_ENTRIES */
 	store_clock_fn_t clock;			 /* NULL: CLOCK_REALTIME */
 	void *clock_ctx;
+	/* uploaded debug symbols, which name stored profiles when they are read (views.h);
+	 * NULL: none; borrowed */
+	struct symstore *symbols;
 };
 
 /* True when @m is of @service as store__list() takes it ("NS/NAME" or "NAME"; NULL: all). */
@@ -155,6 +159,9 @@ int store__remove_all(struct store *s);
 
 /* Number of entries (listed and continuous). */
 size_t store__count(struct store *s);
+
+/* store_opts.symbols (borrowed), or NULL. */
+struct symstore *store__symbols(struct store *s);
 
 /*
  * meta.json text of @m (one compact JSON object, fields in docs/api.md): returns a malloc'd

@@ -14,6 +14,7 @@
 #include "daemon/capture/compare.h"
 #include "daemon/capture/question.h"
 #include "daemon/capture/source.h"
+#include "daemon/capture/symnames.h"
 #include "profile/collapsed.h"
 #include "profile/diff.h"
 #include "profile/flamegraph.h"
@@ -22,9 +23,10 @@
 
 #define ASSETS "/ui"
 
-/* Decodes the stored pprof of @id (with its meta in @m). */
-static int load(struct store *s, const char *id, struct store_meta *m, struct profile **p,
-		char *err, size_t size)
+/* Decodes the stored pprof of @id (with its meta in @m), named with the uploaded symbols;
+ * the names they gave go to @map when it is not NULL, and their count to *@named. */
+static int load_named(struct store *s, const char *id, struct store_meta *m, struct profile **p,
+		      struct symnames_map *map, int *named, char *err, size_t size)
 {
 	struct pprof_decode_opts po = { 0 };
 	uint64_t fsize;
@@ -54,7 +56,17 @@ static int load(struct store *s, const char *id, struct store_meta *m, struct pr
 		snprintf(err, size, "profile %s cannot be read back: %s", id, strerror(-ret));
 		return ret == -ENOMEM ? ret : -EINVAL;
 	}
+	ret = symnames_profile(store__symbols(s), p, map);
+	*named = ret > 0 ? ret : 0; /* out of memory: unnamed */
 	return 0;
+}
+
+static int load(struct store *s, const char *id, struct store_meta *m, struct profile **p,
+		char *err, size_t size)
+{
+	int named;
+
+	return load_named(s, id, m, p, NULL, &named, err, size);
 }
 
 /* What a view writes: the page or the lines, into @f; 0 (or a count) or -errno. */
@@ -234,6 +246,7 @@ int view_continuous(struct store *s, const struct view_range *r, enum view_forma
 	ret = history_merge(s, &ho, &p, &hi, err, size);
 	if (ret)
 		return ret;
+	symnames_profile(store__symbols(s), &p, NULL);
 	ret = continuous_out(p, &ho, &hi, fmt, out, len);
 	if (ret)
 		snprintf(err, size, "cannot write the continuous profile: %s", strerror(-ret));
@@ -296,6 +309,7 @@ static int continuous_side(struct store *s, const struct store_meta *m, const ch
 	ret = history_merge(s, &ho, &cs->p, NULL, err, size);
 	if (ret)
 		return ret;
+	symnames_profile(store__symbols(s), &cs->p, NULL);
 	snprintf(cs->question, sizeof(cs->question), "cpu");
 	clock_rfc3339(a, sizeof(a), ho.from_ns, 0);
 	clock_rfc3339(b, sizeof(b), ho.until_ns, 0);
@@ -328,5 +342,51 @@ int view_compare_continuous(struct store *s, const char *next, bool collapsed, c
 	}
 	profile__free(a.p);
 	profile__free(b.p);
+	return ret;
+}
+
+int view_named_download(struct store *s, const char *id, enum view_format fmt, char **out,
+			size_t *len, char *err, size_t size)
+{
+	struct profile *p = NULL;
+	struct store_meta m;
+	int named = 0, ret;
+
+	if (!store__symbols(s))
+		return 0;
+	ret = load_named(s, id, &m, &p, NULL, &named, err, size);
+	if (!ret && named)
+		ret = continuous_out(p, NULL, NULL, fmt, out, len);
+	if (ret && named)
+		snprintf(err, size, "cannot write profile %s: %s", id, strerror(-ret));
+	profile__free(p);
+	return ret ? ret : named > 0;
+}
+
+int view_named_summary(struct store *s, const char *id, char **text, size_t *len, char *answer,
+		       size_t answer_size)
+{
+	struct symnames_map map = { 0 };
+	struct profile *p = NULL;
+	struct store_meta m;
+	int named = 0, ret;
+	char err[256], *t = NULL;
+	size_t tlen = 0;
+
+	if (!store__symbols(s))
+		return 0;
+	ret = load_named(s, id, &m, &p, &map, &named, err, sizeof(err));
+	profile__free(p);
+	if (ret)
+		return ret;
+	ret = *text ? symnames_summary(store__symbols(s), *text, *len, &map, &t, &tlen) : 0;
+	if (ret > 0) {
+		free(*text);
+		*text = t;
+		*len = tlen;
+	}
+	if (answer && symnames_text(&map, answer, answer_size) && ret >= 0)
+		ret = 1;
+	symnames_map_free(&map);
 	return ret;
 }

@@ -73,4 +73,21 @@ int view_continuous(struct store *s, const struct view_range *r, enum view_forma
 int view_compare_continuous(struct store *s, const char *next, bool collapsed, char **out,
 			    size_t *len, char *err, size_t size);
 
+/*
+ * Profile @id named at read time by the debug symbols uploaded since it was taken
+ * (docs/symbols.md): returns 1 with its pprof or collapsed stacks (@fmt) in *@out (malloc'd),
+ * *@len; 0 when no upload names a frame of it (the stored file is right as it is); -errno, with
+ * @err.
+ */
+int view_named_download(struct store *s, const char *id, enum view_format fmt, char **out,
+			size_t *len, char *err, size_t size);
+
+/*
+ * The stored summary.json of @id (*@text, *@len; replaced when it changes) and its answer
+ * (@answer, @answer_size bytes, changed in place) with the names uploads give. Returns 1 when
+ * either changed, 0, or -errno (both left as they were).
+ */
+int view_named_summary(struct store *s, const char *id, char **text, size_t *len, char *answer,
+		       size_t answer_size);
+
 #endif

@@ -594,6 +594,7 @@ static int capture_setup(struct capture *c, char *err, size_t size)
 		return fail(err, size, ret, "cannot start the owner resolver");
 	fo.sym = c->sym;
 	fo.owners = c->owners;
+	fo.symbols = o->symbols;
 	/* every question whose stacks come from eBPF names the CPython frames (issue 13) */
 	if (o->question != Q_MEMORY_HELD && o->question != Q_MEMORY_ALLOC) {
 		ret = pyframes__new(o->proc_root, &c->py);

@@ -18,6 +18,7 @@
 #include "daemon/capture/jvmframes.h"
 #include "daemon/capture/nodeframes.h"
 #include "daemon/capture/pyframes.h"
+#include "daemon/capture/symnames.h"
 #include "daemon/collectors/thread_table.h"
 #include "profile/profile.h"
 #include "profile/report.h"
@@ -207,26 +208,48 @@ static void v8_perfmap_frame(struct prof_frame_info *fi, struct node_pm_name *pm
 	fi->lang = PROF_LANG_NODE;
 }
 
+/* Frames inlined at one address that a sample shows (DWARF, Go's inline trees), the function
+ * holding it included. */
+#define INLINE_MAX 8
+
+/* Scratch for naming one frame: a perf map's JavaScript name, a name from an upload. */
+struct frame_names {
+	struct node_pm_name pm;
+	char upload[1024];
+};
+
+/* @fi of what the symbolizer said of a frame: a perf map's JavaScript, else a name from
+ * uploaded debug symbols when the node had none (strings in @sf and @nb). */
+static void frame_of(struct frames *f, const struct sym_frame *sf, struct prof_frame_info *fi,
+		     struct frame_names *nb)
+{
+	*fi = (struct prof_frame_info){
+		.function = sf->name,
+		.file = sf->file,
+		.line = sf->line,
+		.mapping = sf->dso,
+		.build_id = sf->build_id,
+		.address = sf->dso_addr,
+		.unnamed_stripped = !sf->name && sf->stripped,
+		.lang = sf->go ? PROF_LANG_GO : PROF_LANG_NATIVE,
+	};
+	v8_perfmap_frame(fi, &nb->pm);
+	if (!fi->function && symnames_frame(f->o.symbols, fi, nb->upload, sizeof(nb->upload))) {
+		fi->function = nb->upload;
+		fi->unnamed_stripped = false;
+	}
+}
+
 static int user_frame(struct frames *f, uint32_t tgid, uint64_t ip)
 {
-	struct prof_frame_info fi = { .lang = PROF_LANG_NATIVE };
-	struct node_pm_name pm;
+	struct prof_frame_info fi = { .lang = PROF_LANG_NATIVE,
+				      .mapping = "[unknown]",
+				      .address = ip };
+	struct frame_names nb;
 	struct sym_frame sf;
 
-	if (symbolizer__user(f->o.sym, tgid, ip, &sf) == 0) {
-		fi.function = sf.name;
-		fi.file = sf.file;
-		fi.line = sf.line;
-		fi.mapping = sf.dso;
-		fi.build_id = sf.build_id;
-		fi.address = sf.dso_addr;
-		fi.unnamed_stripped = !sf.name && sf.stripped;
-		fi.lang = sf.go ? PROF_LANG_GO : PROF_LANG_NATIVE;
-		v8_perfmap_frame(&fi, &pm);
-	} else {
-		fi.mapping = "[unknown]";
-		fi.address = ip;
-	}
+	if (symbolizer__user(f->o.sym, tgid, ip, &sf) == 0)
+		frame_of(f, &sf, &fi, &nb);
 	return profile__frame(f->prof, &fi);
 }
 
@@ -376,6 +399,30 @@ static int java_frames(struct frames *f, const struct source_sample *s, size_t i
 	return 0;
 }
 
+/* The frame at @ip with the frames inlined there (DWARF, Go's inline trees), innermost first,
+ * appended to @frames at *@n while there is room (@room). Returns 0 or -ENOMEM. */
+static int native_frames(struct frames *f, uint32_t tgid, uint64_t ip, uint32_t *frames, size_t *n,
+			 size_t room)
+{
+	struct prof_frame_info fi = { .lang = PROF_LANG_NATIVE,
+				      .mapping = "[unknown]",
+				      .address = ip };
+	struct sym_frame sf[INLINE_MAX];
+	struct frame_names nb;
+	int k, nf, ret;
+
+	nf = symbolizer__user_inline(f->o.sym, tgid, ip, sf, INLINE_MAX);
+	if (nf <= 0)
+		return *n < room ? push_frame(f, &fi, frames, n) : 0;
+	for (k = 0; k < nf && *n < room; k++) {
+		frame_of(f, &sf[k], &fi, &nb);
+		ret = push_frame(f, &fi, frames, n);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* The user frames of @s (native, and Java where the unwinder walked a JVM's code heaps),
  * appended to @frames at *@n (room for @room). Returns 0 or -ENOMEM. */
 static int user_frames(struct frames *f, const struct source_sample *s, uint32_t *frames, size_t *n,
@@ -392,10 +439,10 @@ static int user_frames(struct frames *f, const struct source_sample *s, uint32_t
 			i++; /* its cookie */
 			continue;
 		}
-		id = user_frame(f, s->tgid, (i || s->nkstack) ? s->ustack[i] - 1 : s->ustack[i]);
+		id = native_frames(f, s->tgid, (i || s->nkstack) ? s->ustack[i] - 1 : s->ustack[i],
+				   frames, n, room);
 		if (id < 0)
 			return id;
-		frames[(*n)++] = (uint32_t)id;
 	}
 	return 0;
 }

@@ -34,6 +34,7 @@ struct frames_opts {
 	struct pyframes *py;	       /* borrowed; NULL: CPython frames are not merged */
 	struct jvmframes *jvm;	       /* borrowed; NULL: Java frames are not named */
 	struct nodeframes *node;       /* borrowed; NULL: V8's JavaScript stacks are not merged */
+	struct symstore *symbols;      /* borrowed; NULL: no uploaded debug symbols name frames */
 };
 
 struct frames_unreadable {
@@ -42,6 +43,7 @@ struct frames_unreadable {
 };
 
 struct frames;
+struct symstore;
 
 /* Returns 0 with @out (free with frames__free), or -ENOMEM. */
 int frames__new(const struct frames_opts *opts, struct frames **out);

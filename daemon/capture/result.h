@@ -21,6 +21,7 @@ struct go_goroutine_group;
 struct capture_kept;
 struct sampler;
 struct symbolizer;
+struct symstore;
 
 #define CAPTURE_MAX_NOTES 16
 
@@ -58,6 +59,9 @@ struct capture_opts {
 	 * by the first, then each capture forgets the processes that exited and the last one's
 	 * refused files; NULL: each capture makes its own */
 	struct symbolizer **keep_symbolizer;
+	/* debug symbols uploaded for stripped builds (symbols/symstore.h): they name the frames
+	 * the binary on the node cannot; NULL: none (borrowed) */
+	struct symstore *symbols;
 };
 
 /* One thread of a `threads` capture: how its time split, and what it was doing. */

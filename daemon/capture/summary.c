@@ -207,6 +207,9 @@ char *summary_json(const struct capture_opts *o, const struct capture_result *r)
 				 "The summary could not be written in full.");
 	if (!root)
 		return NULL;
+	/* the frames of this profile carry their binaries' build ids: an upload can name them
+	 * (profiles without this key were captured before SlideOps kept build ids) */
+	json_object_set_new(root, "build_ids", json_true());
 	if (r->nthreads)
 		json_object_set_new(root, "threads", threads_json(r));
 	if (r->ngoroutines)

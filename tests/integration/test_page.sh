@@ -168,7 +168,7 @@ switch_workload()
 mkdir -p "$TMP/e2e"
 export BASE=$API OPERATOR_TOKEN=$OPERATOR VIEWER_TOKEN=$VIEWER ADMIN_TOKEN=$ADMIN SERVICE=billing
 export HOT_BEFORE=build_report HOT_AFTER=checkout_loop PW_MODULES=$NPM_CACHE/node_modules
-export OUT=$TMP/e2e IMG_DIR=$REPO_ROOT/docs/img SCREENSHOTS=${SCREENSHOTS:-0}
+export SYMBOLS_FILE=$SPIN OUT=$TMP/e2e IMG_DIR=$REPO_ROOT/docs/img SCREENSHOTS=${SCREENSHOTS:-0}
 export SWITCH_CMD="touch '$TMP/switch.req'; for i in \$(seq 200); do [ -e '$TMP/switch.done' ] && exit 0; sleep 0.1; done; echo 'the workload was not switched' >&2; exit 1"
 t0=$(date +%s%N)
 if [ "$MEM_FACTOR" -gt 1 ]; then
@@ -209,8 +209,14 @@ n=$(audit_count 'r["what"] == "capture" and r["result"] == "accepted"')
 [ "$n" = "$want" ] || fail "the audit trail holds $n accepted captures, not $want: $(cat "$STORE/audit.log")"
 n=$(audit_count 'r["who"] == "otto" and r["what"] == "download" and r["result"] == "ok"')
 [ "$n" -ge 2 ] || fail "the audit trail holds $n downloads by otto, not 2"
-n=$(audit_count 'r["who"] == "otto" and r["what"] == "delete" and r["result"] == "ok"')
-[ "$n" = 1 ] || fail "the audit trail holds $n deletions by otto, not 1"
+n=$(audit_count 'r["who"] == "otto" and r["what"] == "delete" and r["result"] == "ok" and not r["target"].startswith("symbols/")')
+[ "$n" = 1 ] || fail "the audit trail holds $n deletions of profiles by otto, not 1"
+if [ "$MEM_FACTOR" -eq 1 ]; then # the page's Debug symbols panel: one refused, one kept, deleted
+	n=$(audit_count 'r["who"] == "otto" and r["what"] == "upload"')
+	[ "$n" = 2 ] || fail "the audit trail holds $n uploads by otto, not 2"
+	n=$(audit_count 'r["who"] == "otto" and r["what"] == "delete" and r["target"].startswith("symbols/")')
+	[ "$n" = 1 ] || fail "the audit trail holds $n deletions of uploads by otto, not 1"
+fi
 n=$(audit_count 'r["who"] == "ada" and r["what"] == "remove" and r["result"] == "ok"')
 [ "$n" = 1 ] || fail "the audit trail holds $n removals by ada, not 1"
 if grep -q "$OPERATOR\|$VIEWER\|$ADMIN" "$STORE/audit.log" "$DLOG"; then

@@ -12,12 +12,13 @@
  *   SWITCH_CMD       a shell command that replaces the workload with the second one
  *   PW_MODULES       the node_modules holding playwright-core (/var/cache/slideops-test/npm/node_modules)
  *   OUT              a scratch directory (downloads)
+ *   SYMBOLS_FILE     an ELF file with a build id and .symtab to upload as debug symbols
  *   SCREENSHOTS=1    also write docs/img/performance-tab.png, profile.png, compare.png (IMG_DIR)
  *
  * Every step prints one line; the first failed check throws and exits 1 with what was seen.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -37,6 +38,7 @@ const SERVICE = env.SERVICE || 'billing';
 const HOT_BEFORE = env.HOT_BEFORE || 'build_report';
 const HOT_AFTER = env.HOT_AFTER || 'checkout_loop';
 const OUT = need('OUT');
+const SYMBOLS_FILE = need('SYMBOLS_FILE');
 const SHOTS = env.SCREENSHOTS === '1';
 const IMG = env.IMG_DIR || '';
 const require = createRequire(join(need('PW_MODULES'), 'x.js'));
@@ -84,6 +86,7 @@ const EXPECTED = [
 	['POST', /^\/v1\/captures$/, 409],
 	['POST', /^\/v1\/captures$/, 403],
 	['GET', /^\/v1\/compare$/, 400],
+	['POST', /^\/v1\/symbols$/, 422], /* the refused upload of debugSymbols() */
 ];
 let attackerOrigin = '';
 
@@ -221,6 +224,32 @@ async function download(page, testid) {
 }
 
 /* ---- the flows ---- */
+
+/* The Debug symbols panel: a refusal in the seed's words, an upload listed, then deleted. */
+async function debugSymbols(page) {
+	const panel = '[data-testid=debug-symbols]';
+	await page.waitForSelector(`${panel} [data-testid=symbols-list]`, { timeout: 10000 });
+	const notElf = join(OUT, 'notes.txt');
+	writeFileSync(notElf, 'not an ELF file\n');
+	await page.setInputFiles('[data-testid=symbols-upload-file]', notElf);
+	const refused = '[data-testid=symbols-upload-result].error';
+	await page.waitForSelector(refused, { timeout: 10000 });
+	const why = await page.textContent(refused);
+	check(why.includes('this is not an ELF binary or debug file'), `the refusal reads "${why}"`);
+	await page.setInputFiles('[data-testid=symbols-upload-file]', SYMBOLS_FILE);
+	await page.waitForSelector(`${panel} [data-testid=symbols-row]`, { timeout: 10000 });
+	const result = await page.textContent('[data-testid=symbols-upload-result]');
+	check(/named \d+ functions of build [0-9a-f]{12}/.test(result), `the upload says "${result}"`);
+	const row = await page.textContent(`${panel} [data-testid=symbols-row]`);
+	const name = SYMBOLS_FILE.split('/').pop();
+	check(row.includes(name), `the uploads list lacks ${name}: "${row}"`);
+	await page.click(`${panel} [data-testid=symbols-delete]`);
+	await page.click('[data-testid=confirm-ok]');
+	await page.waitForSelector(`${panel} [data-testid=symbols-row]`, { state: 'detached', timeout: 10000 });
+	const left = await apiAs(OPERATOR, 'GET', '/v1/symbols');
+	check(left.status === 200 && left.data.uploads.length === 0, 'the upload was not deleted');
+	step(`debug symbols: "${why}"; ${name} uploaded ("${result}"), listed, deleted`);
+}
 
 async function main() {
 	const browser = await chromium.launch({
@@ -376,6 +405,7 @@ async function flows(browser) {
 	check(row1.includes(HOT_BEFORE) && row1.includes('10 seconds') && /Native/.test(row1),
 		`the past profile row lacks answer, length or languages: "${row1}"`);
 	step(`past profiles lists ${firstId}`);
+	await debugSymbols(page);
 	execFileSync('bash', ['-c', need('SWITCH_CMD')], { stdio: 'inherit' });
 	step(`workload switched: ${HOT_BEFORE} -> ${HOT_AFTER}`);
 	await page.waitForSelector('[data-testid=capture-button]:enabled', { timeout: 20000 });

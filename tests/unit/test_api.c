@@ -34,6 +34,7 @@
 #include "daemon/agent/tokens.h"
 #include "profile/pprof.h"
 #include "profile/profile.h"
+#include "symbols/symstore.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define VIEWER "viewer-token-0123456789"
@@ -46,11 +47,11 @@
 
 struct fake {
 	pthread_mutex_t lock;
-	int start_ret;			/* what start_capture returns */
+	int start_ret; /* what start_capture returns */
 	int plan_ret;
 	int starts, removes;
-	int statuses;			/* status calls */
-	int status_delay_ms;		/* how long a status call takes */
+	int statuses;	     /* status calls */
+	int status_delay_ms; /* how long a status call takes */
 	struct api_capture_req last;
 	char last_who[64];
 };
@@ -58,12 +59,13 @@ struct fake {
 struct fx {
 	char root[64], store_dir[96], files[96], audit_path[96];
 	struct store *store;
+	struct symstore *symbols;
 	struct tokens *tokens;
 	struct audit *audit;
 	struct api *api;
 	struct api_metrics metrics;
 	struct fake fake;
-	char ids[3][STORE_ID_SIZE];	/* billing (oldest), checkout, billing (newest) */
+	char ids[3][STORE_ID_SIZE]; /* billing (oldest), checkout, billing (newest) */
 	unsigned short port;
 };
 
@@ -182,10 +184,10 @@ static void add_profile(struct fx *f, const char *service, char *id)
 	assert_int_equal(store__add(f->store, &m, f->files, id), 0);
 }
 
-#define TOKENS_YAML                                                                            \
-	"tokens:\n"                                                                            \
-	"  - {name: alice, token: " VIEWER ", role: viewer}\n"                                 \
-	"  - {name: bob, token: " OPERATOR ", role: operator}\n"                               \
+#define TOKENS_YAML                                              \
+	"tokens:\n"                                              \
+	"  - {name: alice, token: " VIEWER ", role: viewer}\n"   \
+	"  - {name: bob, token: " OPERATOR ", role: operator}\n" \
 	"  - {name: carol, token: " ADMIN ", role: admin}\n"
 
 static int setup(void **state)
@@ -195,7 +197,7 @@ static int setup(void **state)
 	struct store_opts so = { 0 };
 	struct audit_opts ao = { 0 };
 	struct api_opts o = { 0 };
-	char err[256];
+	char err[256], symdir[128];
 
 	snprintf(f->root, sizeof(f->root), "%s/test_api.XXXXXX", tmp);
 	assert_non_null(mkdtemp(f->root));
@@ -209,6 +211,9 @@ static int setup(void **state)
 	write_file(f->files, "flamegraph.html", "<html></html>", 13);
 
 	so.dir = f->store_dir;
+	snprintf(symdir, sizeof(symdir), "%s/symbols", f->store_dir);
+	assert_int_equal(symstore__open(&(struct symstore_opts){ .dir = symdir }, &f->symbols), 0);
+	so.symbols = f->symbols;
 	assert_int_equal(store__new(&so, &f->store), 0);
 	add_profile(f, "billing", f->ids[0]);
 	add_profile(f, "checkout", f->ids[1]);
@@ -222,6 +227,7 @@ static int setup(void **state)
 
 	o.listen = "127.0.0.1:0";
 	o.store = f->store;
+	o.symbols = f->symbols;
 	o.tokens = f->tokens;
 	o.audit = f->audit;
 	o.ops = &ops;
@@ -243,6 +249,7 @@ static int teardown(void **state)
 	audit__free(f->audit);
 	tokens__free(f->tokens);
 	store__free(f->store);
+	symstore__free(f->symbols);
 	pthread_mutex_destroy(&f->fake.lock);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->root);
 	assert_int_equal(system(cmd), 0);
@@ -379,7 +386,8 @@ static void expect_error(struct resp *r, long code, const char *msg_part)
 	assert_int_equal(r->code, code);
 	assert_non_null(strstr(r->headers, "Content-Type: application/json"));
 	if (!strstr(error_of(r, &doc), msg_part)) {
-		print_message("error message: %s\n", json_string_value(json_object_get(doc, "error")));
+		print_message("error message: %s\n",
+			      json_string_value(json_object_get(doc, "error")));
 		fail();
 	}
 	json_decref(doc);
@@ -452,11 +460,13 @@ static void test_matrix(void **state)
 {
 	static const struct audit_want trail[] = {
 		{ 1, { "\"who\":\"alice\"", "\"what\":\"capture\"", "\"result\":\"denied\"" } },
-		{ 1, { "\"who\":\"alice\"", "\"what\":\"delete\"", "\"result\":\"denied\"",
-		       "20201129T174501Z-000000" } },
+		{ 1,
+		  { "\"who\":\"alice\"", "\"what\":\"delete\"", "\"result\":\"denied\"",
+		    "20201129T174501Z-000000" } },
 		{ 1, { "\"who\":\"alice\"", "\"what\":\"upload\"", "\"result\":\"denied\"" } },
-		{ 1, { "\"who\":\"bob\"", "\"what\":\"remove\"", "\"result\":\"denied\"",
-		       "\"detail\":\"operator\"" } },
+		{ 1,
+		  { "\"who\":\"bob\"", "\"what\":\"remove\"", "\"result\":\"denied\"",
+		    "\"detail\":\"operator\"" } },
 		{ 1, { "\"who\":\"bob\"", "\"what\":\"capture\"", "\"result\":\"accepted\"" } },
 		{ 3, { "\"what\":\"download\"", "\"result\":\"ok\"" } },
 	};
@@ -477,7 +487,11 @@ static void test_matrix(void **state)
 		{ "GET", p_get, NULL, 401, 200, 200, 200 },
 		{ "GET", p_dl, NULL, 401, 200, 200, 200 },
 		{ "DELETE", p_del, NULL, 401, 403, 404, 404 },
-		{ "POST", "/v1/symbols", NULL, 401, 403, 501, 501 },
+		/* an empty body is no ELF file */
+		{ "POST", "/v1/symbols", NULL, 401, 403, 422, 422 },
+		{ "GET", "/v1/symbols", NULL, 401, 200, 200, 200 },
+		{ "DELETE", "/v1/symbols/e7f804e707aede4a4891398866d99a0213915d57", NULL, 401, 403,
+		  404, 404 },
 		{ "POST", "/v1/remove", NULL, 401, 403, 403, -1 /* test_remove */ },
 		{ "GET", "/metrics", NULL, 200, 200, 200, 200 },
 		/* no continuous window in the store */
@@ -692,11 +706,11 @@ static void test_profiles(void **state)
 	http(f, "GET", path, VIEWER, NULL, 0, &r);
 	assert_int_equal(r.code, 200);
 	doc = json_loads(r.body, 0, NULL);
-	assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "profile"),
-								 "answer")),
+	assert_string_equal(json_string_value(
+				    json_object_get(json_object_get(doc, "profile"), "answer")),
 			    "Over 30 seconds, Service checkout used 54%.");
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "summary"),
-							    "sample_count")),
+	assert_int_equal(json_integer_value(
+				 json_object_get(json_object_get(doc, "summary"), "sample_count")),
 			 2970);
 	json_decref(doc);
 	resp_free(&r);
@@ -753,10 +767,12 @@ static void test_delete(void **state)
 	struct fx *f = *state;
 	const struct audit_want trail[] = {
 		{ 1, { "\"who\":\"bob\"", "\"what\":\"delete\"", f->ids[0], "\"result\":\"ok\"" } },
-		{ 1, { "\"who\":\"alice\"", "\"what\":\"delete\"", f->ids[0],
-		       "\"result\":\"denied\"" } },
-		{ 1, { "\"who\":\"bob\"", "\"what\":\"delete\"", f->ids[0],
-		       "\"result\":\"failed\"" } },
+		{ 1,
+		  { "\"who\":\"alice\"", "\"what\":\"delete\"", f->ids[0],
+		    "\"result\":\"denied\"" } },
+		{ 1,
+		  { "\"who\":\"bob\"", "\"what\":\"delete\"", f->ids[0],
+		    "\"result\":\"failed\"" } },
 	};
 	char path[128];
 	struct resp r;
@@ -793,7 +809,7 @@ static void test_remove(void **state)
 
 /* --- continuous profiling: GET /v1/continuous, /v1/compare?base=continuous --------------- */
 
-#define NS(x) ((x) * 1000000000LL)
+#define NS(x) ((x)*1000000000LL)
 #define T0 NS(1796637600LL) /* 2026-12-07T10:00:00Z */
 #define RANGE "from=2026-12-07T09:00:00Z&until=2026-12-07T10:00:00Z"
 
@@ -828,8 +844,8 @@ static const char *real_files(struct fx *f, int64_t n)
 
 /* Stores a profile with real files: a continuous window of the server, or a listed one of
  * Service billing asking @question. */
-static void add_real(struct fx *f, bool continuous, const char *question, int64_t start,
-		     int64_t n, char *id)
+static void add_real(struct fx *f, bool continuous, const char *question, int64_t start, int64_t n,
+		     char *id)
 {
 	struct store_meta m = { 0 };
 
@@ -899,20 +915,22 @@ static void test_continuous(void **state)
 	http_error(f, "GET", "/v1/continuous?format=svg", VIEWER, NULL, 400,
 		   "format must be html, pprof or collapsed");
 	/* an offset: '+' escaped, and as a query string's space */
-	http(f, "GET", "/v1/continuous?from=2026-12-07T10:00:00%2B01:00&until=2026-12-07T11:00:00+01:00",
+	http(f, "GET",
+	     "/v1/continuous?from=2026-12-07T10:00:00%2B01:00&until=2026-12-07T11:00:00+01:00",
 	     VIEWER, NULL, 0, &r);
 	assert_int_equal(r.code, 200);
 	resp_free(&r);
 
 	/* downloads are audited, the page and what was not there are not */
-	assert_int_equal(audit_count(f, "\"what\":\"download\"", "\"target\":\"continuous:server\"",
-				     "\"result\":\"ok\"",
-				     "format=pprof from=2026-12-07T09:00:00Z until=2026-12-07T10:00:00Z",
-				     NULL),
-			 1);
+	assert_int_equal(
+		audit_count(f, "\"what\":\"download\"", "\"target\":\"continuous:server\"",
+			    "\"result\":\"ok\"",
+			    "format=pprof from=2026-12-07T09:00:00Z until=2026-12-07T10:00:00Z",
+			    NULL),
+		1);
 	assert_int_equal(audit_count(f, "\"who\":\"alice\"",
-				     "\"target\":\"continuous:service:billing\"", "format=collapsed",
-				     NULL),
+				     "\"target\":\"continuous:service:billing\"",
+				     "format=collapsed", NULL),
 			 1);
 	assert_int_equal(audit_count(f, "continuous", NULL), 2);
 }
@@ -1027,15 +1045,16 @@ static void test_capture_audit_raw(void **state)
 		   403, "needs operator");
 	assert_int_equal(audit_count(f, "\"who\":\"alice\"", "\"result\":\"denied\"",
 				     "\"target\":\"service:team-a/billing\"",
-				     "request={\\\"target\\\":\\\"service:team-a/billing\\\"", NULL),
+				     "request={\\\"target\\\":\\\"service:team-a/billing\\\"",
+				     NULL),
 			 1);
 	/* not even JSON, with a byte that is not UTF-8: "-" and the request made safe */
 	http(f, "POST", "/v1/captures", VIEWER, "question=cpu\xff\x01", 0, &r);
 	assert_int_equal(r.code, 403);
 	resp_free(&r);
 	assert_int_equal(audit_count(f, "\"who\":\"alice\"", "\"result\":\"denied\"",
-				     "\"target\":\"-\"", "\"detail\":\"viewer: request=question=cpu??\"",
-				     NULL),
+				     "\"target\":\"-\"",
+				     "\"detail\":\"viewer: request=question=cpu??\"", NULL),
 			 1);
 	http(f, "POST", "/v1/captures", OPERATOR, "{\"target\":\"disk\",\"question\":\"cpu\"}", 0,
 	     &r);
@@ -1056,16 +1075,18 @@ static void test_metrics(void **state)
 	__atomic_add_fetch(&f->metrics.captures_failed, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&f->metrics.samples_lost, 42, __ATOMIC_RELAXED);
 	__atomic_store_n(&f->metrics.spool_depth, 3, __ATOMIC_RELAXED);
-	http(f, "GET", "/v1/status", NULL, NULL, 0, &r);	/* a 401 */
+	http(f, "GET", "/v1/status", NULL, NULL, 0, &r); /* a 401 */
 	resp_free(&r);
-	http(f, "GET", "/v1/nope", VIEWER, NULL, 0, &r);	/* a 404 */
+	http(f, "GET", "/v1/nope", VIEWER, NULL, 0, &r); /* a 404 */
 	resp_free(&r);
 	http(f, "GET", "/metrics", NULL, NULL, 0, &r);
 	assert_int_equal(r.code, 200);
 	assert_non_null(strstr(r.headers, "Content-Type: text/plain; version=0.0.4"));
 	assert_non_null(strstr(r.body, "\nslideops_profiler_captures_total{result=\"done\"} 7\n"));
-	assert_non_null(strstr(r.body, "\nslideops_profiler_captures_total{result=\"failed\"} 1\n"));
-	assert_non_null(strstr(r.body, "\nslideops_profiler_captures_total{result=\"refused\"} 0\n"));
+	assert_non_null(
+		strstr(r.body, "\nslideops_profiler_captures_total{result=\"failed\"} 1\n"));
+	assert_non_null(
+		strstr(r.body, "\nslideops_profiler_captures_total{result=\"refused\"} 0\n"));
 	assert_non_null(strstr(r.body, "\nslideops_profiler_samples_lost_total 42\n"));
 	assert_non_null(strstr(r.body, "\nslideops_profiler_profiles_stored 3\n"));
 	assert_non_null(strstr(r.body, "\nslideops_profiler_spool_depth 3\n"));
@@ -1080,8 +1101,13 @@ static void test_listen(void **state)
 	struct api_opts o = { 0 };
 	struct api *a = NULL;
 	struct fx *f = *state;
-	static const char *const bad[] = { "", "7070", "127.0.0.1", "127.0.0.1:70000",
-					   "[::1:1", "host:x", "no-such-host.invalid:1" };
+	static const char *const bad[] = { "",
+					   "7070",
+					   "127.0.0.1",
+					   "127.0.0.1:70000",
+					   "[::1:1",
+					   "host:x",
+					   "no-such-host.invalid:1" };
 	size_t i;
 
 	o.store = f->store;
@@ -1094,7 +1120,7 @@ static void test_listen(void **state)
 		assert_int_equal(api__new(&o, &a), -EINVAL);
 	}
 	o.listen = "[::1]:0";
-	if (api__new(&o, &a) == 0)	/* no IPv6 loopback in some containers */
+	if (api__new(&o, &a) == 0) /* no IPv6 loopback in some containers */
 		api__free(a);
 	o.ops = NULL;
 	assert_int_equal(api__new(&o, &a), -EINVAL);

@@ -28,6 +28,8 @@ static void test_route(void **state)
 		enum token_role need;
 		const char *id_or_allow;
 	} cases[] = {
+#define BID40 "e7f804e707aede4a4891398866d99a0213915d57"
+#define BID128 BID40 BID40 BID40 "0123456a"
 		{ "GET", "/v1/status", 0, API_STATUS, TOKEN_ROLE_VIEWER, "" },
 		{ "GET", "/v1/status/", 0, API_STATUS, TOKEN_ROLE_VIEWER, "" },
 		{ "GET", "/v1/plan", 0, API_PLAN, TOKEN_ROLE_VIEWER, "" },
@@ -40,6 +42,18 @@ static void test_route(void **state)
 		  ID },
 		{ "POST", "/v1/remove", 0, API_REMOVE, TOKEN_ROLE_ADMIN, "" },
 		{ "POST", "/v1/symbols", 0, API_SYMBOLS_UPLOAD, TOKEN_ROLE_OPERATOR, "" },
+		{ "GET", "/v1/symbols", 0, API_SYMBOLS_LIST, TOKEN_ROLE_VIEWER, "" },
+		{ "DELETE", "/v1/symbols/" BID40, 0, API_SYMBOLS_DELETE, TOKEN_ROLE_OPERATOR,
+		  BID40 },
+		{ "DELETE", "/v1/symbols/" BID128, 0, API_SYMBOLS_DELETE, TOKEN_ROLE_OPERATOR,
+		  BID128 },
+		{ "DELETE", "/v1/symbols/" BID128 "0", -ENOENT, 0, 0, NULL },
+		{ "DELETE", "/v1/symbols/..", -ENOENT, 0, 0, NULL },
+		{ "DELETE", "/v1/symbols/a%2fb", -ENOENT, 0, 0, NULL },
+		{ "GET", "/v1/symbols/" BID40, -EOPNOTSUPP, 0, 0, "DELETE" },
+		{ "PUT", "/v1/symbols", -EOPNOTSUPP, 0, 0, "POST, GET" },
+		/* a profile id keeps its own bound */
+		{ "GET", "/v1/profiles/" BID40, -ENOENT, 0, 0, NULL },
 		{ "GET", "/metrics", 0, API_METRICS, TOKEN_ROLE_NONE, "" },
 		/* a well-formed but unknown id is found by the route, refused by the store */
 		{ "GET", "/v1/profiles/abc", 0, API_PROFILE, TOKEN_ROLE_VIEWER, "abc" },
@@ -147,8 +161,10 @@ static void test_target(void **state)
 		{ "service:billing", 0, TARGET_SERVICE, "billing", 0 },
 		/* a Service of one tenant: the namespace is kept apart (checked below) */
 		{ "service:team-a/billing", 0, TARGET_SERVICE, "billing", 0 },
-		{ "service:Team/billing", -EINVAL, 0, "bad target 'service:Team/billing': write "
-		  "service:NAME, or service:NAMESPACE/NAME", 0 },
+		{ "service:Team/billing", -EINVAL, 0,
+		  "bad target 'service:Team/billing': write "
+		  "service:NAME, or service:NAMESPACE/NAME",
+		  0 },
 		{ "service:team-a/", -EINVAL, 0, "bad target 'service:team-a/'", 0 },
 		{ "service:/billing", -EINVAL, 0, "bad target 'service:/billing'", 0 },
 		{ "service:a/b/c", -EINVAL, 0, "bad target 'service:a/b/c'", 0 },
@@ -171,7 +187,10 @@ static void test_target(void **state)
 		{ "pid:99999999999999999999", -EINVAL, 0, "bad target", 0 },
 		{ "pid:1x", -EINVAL, 0, "bad target", 0 },
 		{ "pod:x", -EINVAL, 0, "unknown target 'pod:x'", 0 },
-		{ "\xff\xfe", -EINVAL, 0, "unknown target '?" "?'", 0 },
+		{ "\xff\xfe", -EINVAL, 0,
+		  "unknown target '?"
+		  "?'",
+		  0 },
 	};
 	struct capture_target t;
 	char err[256], buf[300];
@@ -388,8 +407,8 @@ static void test_service_namespace(void **state)
 		{ "a_b/billing", -EINVAL, NULL, NULL },
 		{ "a/b/c", -EINVAL, NULL, NULL },
 		{ "a.b/billing", -EINVAL, NULL, NULL },
-		{ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/x", -EINVAL, NULL,
-		  NULL },	/* 64 */
+		{ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/x", -EINVAL,
+		  NULL, NULL }, /* 64 */
 		{ NULL, -EINVAL, NULL, NULL },
 	};
 	char ns[64], out[STORE_NAME_MAX], err[256];
@@ -414,8 +433,9 @@ static void test_service_namespace(void **state)
 	assert_string_equal(err, "bad service 'a/b/c': write NAME, or NAMESPACE/NAME with a "
 				 "Kubernetes namespace (1 to 63 of a-z, 0-9 and '-')");
 	/* a 63-byte namespace fits */
-	assert_int_equal(api_split_service("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/x",
-					   ns, sizeof(ns), &name),
+	assert_int_equal(api_split_service(
+				 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/x",
+				 ns, sizeof(ns), &name),
 			 0);
 	assert_int_equal(strlen(ns), 63);
 	assert_int_equal(api_split_service("ab/x", ns, 2, &name), -EINVAL);
@@ -445,7 +465,7 @@ static void test_parse_uint(void **state)
 	assert_true(v == ~0UL);
 }
 
-#define S(x) ((x) * 1000000000LL)
+#define S(x) ((x)*1000000000LL)
 #define T0 S(1796637600LL) /* 2026-12-07T10:00:00Z */
 
 /* RFC 3339 and unix seconds, with error rows: bad forms, out of range. */
@@ -541,7 +561,8 @@ static void test_continuous_query(void **state)
 	} cases[] = {
 		{ NULL, NULL, NULL, NULL, 0, T0 - S(3600), T0, API_FORMAT_HTML, "" },
 		{ "", "", "", "", 0, T0 - S(3600), T0, API_FORMAT_HTML, "" },
-		{ "billing", NULL, NULL, "pprof", 0, T0 - S(3600), T0, API_FORMAT_PPROF, "billing" },
+		{ "billing", NULL, NULL, "pprof", 0, T0 - S(3600), T0, API_FORMAT_PPROF,
+		  "billing" },
 		{ NULL, NULL, "2026-12-07T09:00:00Z", "collapsed", 0, T0 - S(7200), T0 - S(3600),
 		  API_FORMAT_COLLAPSED, "" },
 		{ NULL, "2026-12-07T09:00:00Z", NULL, "html", 0, T0 - S(3600), T0, API_FORMAT_HTML,
@@ -580,8 +601,8 @@ static void test_continuous_query(void **state)
 		q0 = q;
 		err[0] = '\0';
 		assert_int_equal(api_parse_continuous_query(cases[i].service, cases[i].from,
-							    cases[i].until, cases[i].format, T0,
-							    &q, err, sizeof(err)),
+							    cases[i].until, cases[i].format, T0, &q,
+							    err, sizeof(err)),
 				 cases[i].ret);
 		if (cases[i].ret) {
 			print_message("  %s\n", err);

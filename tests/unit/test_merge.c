@@ -24,7 +24,8 @@ struct row {
 static struct profile *make(const struct row *rows, size_t n, size_t nvalues)
 {
 	struct profile_opts po = { .sample_type = { "alloc_space", "alloc_objects" },
-				   .sample_unit = { "bytes", "count" }, .nvalues = nvalues };
+				   .sample_unit = { "bytes", "count" },
+				   .nvalues = nvalues };
 	struct prof_labels l = { .process = "app", .pid = 7, .lang = PROF_LANG_GO };
 	struct profile *p;
 	size_t i;
@@ -38,7 +39,8 @@ static struct profile *make(const struct row *rows, size_t n, size_t nvalues)
 
 		snprintf(buf, sizeof(buf), "%s", rows[i].stack);
 		for (tok = strtok_r(buf, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
-			struct prof_frame_info fi = { .function = tok, .mapping = "/app",
+			struct prof_frame_info fi = { .function = tok,
+						      .mapping = "/app",
 						      .lang = PROF_LANG_GO };
 			int id = profile__frame(p, &fi);
 
@@ -78,9 +80,9 @@ static void test_delta(void **state)
 		{ "main.gone;main.main", 70, 2 },
 	};
 	static const struct row end[] = {
-		{ "main.early;main.main", 1000, 10 },	/* did not grow: left out */
-		{ "main.during;main.main", 650, 7 },	/* grew by 600 */
-		{ "main.new;main.main", 30, 1 },	/* new during the capture */
+		{ "main.early;main.main", 1000, 10 }, /* did not grow: left out */
+		{ "main.during;main.main", 650, 7 },  /* grew by 600 */
+		{ "main.new;main.main", 30, 1 },      /* new during the capture */
 	};
 	static const struct {
 		const char *stack;
@@ -117,10 +119,12 @@ static void test_merge(void **state)
 {
 	static const struct row a[] = { { "main.park;main.main", 3, 0 } };
 	static const struct row b[] = { { "main.park;main.main", 2, 0 }, { "main.x", 1, 0 } };
-	struct prof_labels l = { .owner = "Service billing", .process = "billing", .pid = 9,
-				 .lang = PROF_LANG_GO };
+	struct prof_labels l = {
+		.owner = "Service billing", .process = "billing", .pid = 9, .lang = PROF_LANG_GO
+	};
 	struct prof_frame_info why = { .function = "[goroutine: chan receive]",
-				       .mapping = "[off-cpu]", .lang = PROF_LANG_KERNEL };
+				       .mapping = "[off-cpu]",
+				       .lang = PROF_LANG_KERNEL };
 	struct profile_merge_opts o = { .labels = &l, .leaf = &why };
 	struct profile *pa = make(a, 1, 2), *pb = make(b, 2, 2), *one = make(a, 1, 1);
 	struct profile *dst = make(NULL, 0, 2);
@@ -175,12 +179,9 @@ static void test_filter(void **state)
 		size_t nsamples;
 		int64_t park, x;
 	} cases[] = {
-		{ NULL, false, 2, 2, 1 },
-		{ "app", false, 2, 2, 1 },
-		{ "other", false, 0, -1, -1 },
-		{ "app", true, 1, 2, -1 },
-		{ "other", true, 0, -1, -1 },
-		{ NULL, true, 1, 2, -1 },
+		{ NULL, false, 2, 2, 1 },      { "app", false, 2, 2, 1 },
+		{ "other", false, 0, -1, -1 }, { "app", true, 1, 2, -1 },
+		{ "other", true, 0, -1, -1 },  { NULL, true, 1, 2, -1 },
 	};
 	struct profile *pb = make(b, 2, 2);
 	size_t i;
@@ -204,12 +205,88 @@ static void test_filter(void **state)
 	profile__free(pb);
 }
 
+/* Names "app+0x<addr>" of build "b1" from a table; the callback profile_rename() calls. */
+static bool name_b1(void *ctx, const struct prof_frame_info *f, char *buf, size_t size)
+{
+	int *calls = ctx;
+
+	(*calls)++;
+	if (!f->build_id || strcmp(f->build_id, "b1"))
+		return false;
+	if (f->address == 0x10)
+		snprintf(buf, size, "hot");
+	else if (f->address == 0x20)
+		snprintf(buf, size, "hot"); /* two addresses in one function: one frame after */
+	else
+		return false;
+	return true;
+}
+
+static void test_rename(void **state)
+{
+	static const struct {
+		uint64_t leaf, caller; /* addresses of two unnamed frames; 0: a named frame */
+		const char *build_id;
+		int named;	       /* profile_rename()'s result */
+		const char *leaf_name; /* after, or NULL */
+		bool stripped_after;
+	} cases[] = {
+		{ 0x10, 0x30, "b1", 1, "hot", false }, { 0x10, 0x20, "b1", 2, "hot", false },
+		{ 0x30, 0x40, "b1", 0, NULL, true }, /* no function there */
+		{ 0x10, 0x20, "b2", 0, NULL, true }, /* another build: names nothing */
+		{ 0x10, 0x20, NULL, 0, NULL, true }, /* no build id */
+		{ 0, 0, "b1", 0, "main", false },    /* named frames are never asked */
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct prof_frame_info fi = { .mapping = "/app",
+					      .build_id = cases[i].build_id,
+					      .unnamed_stripped = true,
+					      .lang = PROF_LANG_NATIVE };
+		struct profile *p = make(NULL, 0, 1), *out = NULL;
+		uint32_t frames[2];
+		int64_t v[1] = { 5 };
+		int calls = 0, ret;
+
+		print_message("case %zu\n", i);
+		fi.function = cases[i].leaf ? NULL : "main";
+		fi.unnamed_stripped = cases[i].leaf != 0;
+		fi.address = cases[i].leaf;
+		frames[0] = (uint32_t)profile__frame(p, &fi);
+		fi.address = cases[i].caller;
+		frames[1] = (uint32_t)profile__frame(p, &fi);
+		assert_int_equal(profile__add(p, frames, 2, NULL, v), 0);
+		ret = profile_rename(p, name_b1, &calls, &out);
+		assert_int_equal(ret, cases[i].named);
+		assert_int_equal(calls, cases[i].leaf ? 2 : 0);
+		if (ret > 0) {
+			struct prof_sample s;
+
+			assert_non_null(out);
+			assert_int_equal(profile__nsamples(out), 1);
+			assert_int_equal(profile__sample(out, 0, &s), 0);
+			assert_int_equal(s.values[0], 5);
+			assert_string_equal(profile__frame_info(out, s.frames[0])->function,
+					    cases[i].leaf_name);
+			assert_false(profile__frame_info(out, s.frames[0])->unnamed_stripped);
+			assert_string_equal(profile__frame_info(out, s.frames[0])->build_id, "b1");
+			profile__free(out);
+		} else {
+			assert_null(out);
+		}
+		profile__free(p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_delta),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_filter),
+		cmocka_unit_test(test_rename),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -475,6 +475,116 @@ static void test_go(void **state UNUSED)
 	symbolizer__free(s);
 }
 
+/*
+ * A stripped library named from its debug file on the node (the build-id path inside its
+ * root), and a decoy there of another build that names nothing: rows of (tgid, what the
+ * root's build-id path holds, name expected at fx_local, stripped).
+ */
+static void test_debug_file(void **state UNUSED)
+{
+	static const struct {
+		int tgid;
+		const char *debug; /* the fixture at the build-id path, or NULL */
+		const char *name;
+		bool stripped;
+		uint64_t files, refused;
+	} cases[] = {
+		{ 900, "lib.so", "fx_local", false, 1, 0 },
+		{ 901, "exec", NULL, true, 0, 1 },	     /* another build id */
+		{ 902, "lib-stripped.so", NULL, true, 0, 1 }, /* the stripped file itself */
+		{ 903, NULL, NULL, true, 0, 0 },
+	};
+	char buf[4 * PATH_MAX], host[PATH_MAX];
+	struct symbolizer_stats stats;
+	struct symbolizer *s;
+	struct sym_frame f;
+	size_t i;
+
+	snprintf(host, sizeof(host), "%s/host", tmpdir);
+	assert_int_equal(mkdir(host, 0755), 0);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct symbolizer_opts opts = { .proc_root = tmpdir, .host_root = host };
+		int t = cases[i].tgid;
+
+		print_message("case %zu\n", i);
+		snprintf(buf, sizeof(buf),
+			 "set -e; d=$PWD; cd %1$s; mkdir -p %2$d r%2$d/lib r%2$d/usr/lib/debug/.build-id/eb; "
+			 "ln -s ../r%2$d %2$d/root; cp $d/" FIXTURES "lib-stripped.so r%2$d/lib/libfx.so; "
+			 "[ -z '%3$s' ] || cp $d/" FIXTURES "%3$s r%2$d/usr/lib/debug/.build-id/eb/"
+			 "0c48940ed579cc2c812ac66178ed23b4bba18e.debug; "
+			 "printf '7f0000001000-7f0000002000 r-xp 00001000 fe:00 %%s /lib/libfx.so\\n' "
+			 "$(stat -c %%i r%2$d/lib/libfx.so) > %2$d/maps",
+			 tmpdir, t, cases[i].debug ? cases[i].debug : "");
+		assert_int_equal(system(buf), 0);
+		assert_int_equal(symbolizer__new(&opts, &s), 0);
+		assert_int_equal(symbolizer__user(s, t, LIB_A + 0x1035, &f), 0);
+		if (cases[i].name)
+			assert_string_equal(f.name, cases[i].name);
+		else
+			assert_null(f.name);
+		assert_int_equal(f.stripped, cases[i].stripped);
+		assert_string_equal(f.build_id, LIB_BID);
+		assert_string_equal(f.dso, "/lib/libfx.so");
+		/* .dynsym's names still come through */
+		assert_int_equal(symbolizer__user(s, t, LIB_A + 0x1030, &f), 0);
+		assert_string_equal(f.name, "fx_alpha");
+		symbolizer__stats(s, &stats);
+		assert_int_equal(stats.debug_files, cases[i].files);
+		assert_int_equal(stats.debug_refused, cases[i].refused);
+		symbolizer__free(s);
+	}
+}
+
+/* This test binary (-O2 -g): file:line and the inlined helper from its DWARF. */
+extern const char sym_mark[];
+volatile int sym_sink;
+
+enum { SYM_HELPER_LINE = __LINE__ + 4 };
+static inline __attribute__((always_inline)) int sym_helper(int x)
+{
+	x += sym_sink;
+	__asm__ volatile(".globl sym_mark\nsym_mark:\n\tnop" ::: "memory");
+	return x * 3;
+}
+
+enum { SYM_CALL_LINE = __LINE__ + 4 };
+__attribute__((noinline, used)) int sym_hot(int x)
+{
+	x ^= sym_sink;
+	return sym_helper(x) + 1;
+}
+
+static void test_dwarf(void **state UNUSED)
+{
+	struct symbolizer_opts opts = { .max_dwarf = 1 };
+	struct symbolizer_stats stats;
+	struct sym_frame f[4];
+	struct symbolizer *s;
+
+	assert_int_equal(sym_hot(1), 4);
+	assert_int_equal(symbolizer__new(&opts, &s), 0);
+	assert_int_equal(symbolizer__user_inline(s, getpid(), (uintptr_t)sym_mark, f, 4), 2);
+	assert_string_equal(f[0].name, "sym_helper");
+	assert_int_equal(f[0].line, SYM_HELPER_LINE);
+	assert_non_null(strstr(f[0].file, "test_symbolizer.c"));
+	assert_string_equal(f[1].name, "sym_hot");
+	assert_int_equal(f[1].line, SYM_CALL_LINE);
+	assert_false(f[0].stripped || f[1].stripped || f[0].go);
+	assert_non_null(f[1].build_id);
+	/* one frame: the function, at the call of its inlined helper */
+	assert_int_equal(symbolizer__user(s, getpid(), (uintptr_t)sym_mark, f), 0);
+	assert_string_equal(f[0].name, "sym_hot");
+	assert_int_equal(f[0].line, SYM_CALL_LINE);
+	symbolizer__stats(s, &stats);
+	assert_int_equal(stats.dwarf_loads, 1);
+	assert_int_equal(stats.dwarfs, 1);
+	/* the sweep closes only what no snapshot maps */
+	assert_int_equal(symbolizer__sweep(s), 0);
+	symbolizer__stats(s, &stats);
+	assert_int_equal(stats.dwarfs, 1);
+	symbolizer__free(s);
+}
+
 /* The note about files not read for names: counts, reasons, the cap, cut on a character. */
 static void test_refused_note(void **state UNUSED)
 {
@@ -564,6 +674,8 @@ int main(void)
 		cmocka_unit_test(test_self),
 		cmocka_unit_test(test_exited),
 		cmocka_unit_test(test_go),
+		cmocka_unit_test(test_debug_file),
+		cmocka_unit_test(test_dwarf),
 		cmocka_unit_test(test_refused_note),
 		cmocka_unit_test(test_refused),
 	};

@@ -121,6 +121,30 @@
 		return data;
 	}
 
+	/* POST /v1/symbols: the file is the body, streamed by the browser (up to 1 GB). */
+	async function uploadSymbols(file) {
+		const headers = { Accept: 'application/json', 'Content-Type': 'application/octet-stream' };
+		if (S.csrf)
+			headers['X-SlideOps-CSRF'] = S.csrf;
+		let res;
+		try {
+			res = await fetch('/v1/symbols?name=' + enc(file.name), { method: 'POST', headers,
+				body: file, credentials: 'same-origin', cache: 'no-store' });
+		} catch (e) {
+			throw new ApiError(0, 'The agent did not answer: ' + (e && e.message || e));
+		}
+		let data = null;
+		try {
+			data = await res.json();
+		} catch (e) {
+			data = null;
+		}
+		if (!res.ok)
+			throw new ApiError(res.status, data && typeof data.error === 'string' ? data.error :
+				'the agent answered HTTP ' + res.status);
+		return data;
+	}
+
 	/* ---- formatting ---- */
 
 	function pad(n) {
@@ -511,6 +535,7 @@
 			el('summary', { text: 'Which languages can be profiled?' }));
 		view.langs = langs;
 		m.appendChild(langs);
+		m.appendChild(symbolsPanel());
 	}
 
 	function renderStatus(ready, facts, st) {
@@ -809,6 +834,112 @@
 				'starts quickly.' }), button, result);
 	}
 
+	/* ---- debug symbols ---- */
+
+	/* A button that uploads the file chosen; @done(result) after a success. */
+	function uploadControl(label, testid, done) {
+		const input = el('input', { type: 'file', hidden: true, testid: testid + '-file' });
+		const msg = el('p', { class: 'upload-result', role: 'status', hidden: true,
+			testid: testid + '-result' });
+		const button = el('button', { type: 'button', testid, text: label,
+			on: { click: () => input.click() } });
+		input.addEventListener('change', async () => {
+			const file = input.files && input.files[0];
+			if (!file)
+				return;
+			button.disabled = true;
+			msg.hidden = false;
+			msg.className = 'upload-result';
+			msg.textContent = 'Uploading ' + file.name + '…';
+			try {
+				const r = await uploadSymbols(file);
+				const u = r.upload || {};
+				msg.textContent = u.file_name + ' named ' + u.functions + ' functions of build ' +
+					String(u.build_id).slice(0, 12) + (r.replaced ? ', replacing the earlier ' +
+					'upload.' : '.');
+				if (done)
+					done(r);
+			} catch (e) {
+				msg.className = 'upload-result error';
+				msg.textContent = 'The upload was refused: ' + e.message;
+			}
+			button.disabled = false;
+			input.value = '';
+		});
+		return el('span', { class: 'upload' }, button, input, msg);
+	}
+
+	/* The Debug symbols panel at the bottom of every Performance tab. */
+	function symbolsPanel() {
+		const list = el('div', { testid: 'symbols-list' }, el('p', { class: 'muted', text: 'Loading…' }));
+		const gen = S.gen;
+		const load = async () => {
+			let d;
+			try {
+				d = await api('GET', '/v1/symbols');
+			} catch (e) {
+				if (gen === S.gen)
+					clear(list).appendChild(el('p', { class: 'error', text: upper1(e.message) }));
+				return;
+			}
+			if (gen !== S.gen)
+				return;
+			const ups = d.uploads || [];
+			clear(list).appendChild(ups.length ? el('table', { class: 'symbols' },
+				el('thead', {}, el('tr', {}, ['File', 'Functions named', 'Build', 'Uploaded', '']
+					.map((h) => el('th', { text: h })))),
+				el('tbody', {}, ups.map((u) => el('tr', { testid: 'symbols-row' },
+					el('td', { class: 'mono', text: u.file_name }),
+					el('td', { text: String(u.functions) }),
+					el('td', { class: 'mono', title: u.build_id,
+						text: String(u.build_id).slice(0, 12) }),
+					el('td', { text: fmtTime(new Date(u.uploaded_at * 1000).toISOString()) +
+						(u.uploaded_by ? ' by ' + u.uploaded_by : '') }),
+					el('td', {}, canCapture() ? el('button', { type: 'button', class: 'danger',
+						testid: 'symbols-delete', text: 'Delete', on: { click: async () => {
+							if (!await confirmDialog('Delete these debug symbols?', u.file_name +
+								' names build ' + u.build_id + '. Its functions show as ' +
+								'addresses again.', 'Delete'))
+								return;
+							try {
+								await api('DELETE', '/v1/symbols/' + enc(u.build_id));
+							} catch (e) {
+								list.appendChild(el('p', { class: 'error', text: upper1(e.message) }));
+							}
+							load();
+						} } }) : null))))) :
+				el('p', { class: 'muted', text: 'No debug symbols uploaded yet.' }));
+		};
+		load();
+		return el('section', { id: 'debug-symbols', class: 'card symbols-panel', testid: 'debug-symbols' },
+			el('h2', { text: 'Debug symbols' }),
+			el('p', { class: 'muted', text: 'A stripped build shows addresses instead of function ' +
+				'names. Upload its unstripped build, or the debug file made from it before ' +
+				'stripping (objcopy --only-keep-debug app app.debug), and its functions are named ' +
+				'in every profile of that build, including earlier ones. Files up to 1 GB; only ' +
+				'function names and addresses are kept.' }),
+			list, canCapture() ? uploadControl('Upload debug symbols', 'symbols-upload', load) : null);
+	}
+
+	/* The card of a profile whose stripped binaries hold 1% or more of it. */
+	function strippedCard(sum, reload) {
+		const stripped = (sum && sum.stripped_binaries) || [];
+		if (!stripped.length)
+			return null;
+		const why = (b) => b.build_id ? el('span', { class: 'muted', text: ', build ' +
+			String(b.build_id).slice(0, 12) }) : el('span', { class: 'muted', testid: 'no-build-id',
+			text: sum.build_ids ? ': the binary has no build id, so SlideOps cannot tell ' +
+				'which build an upload names. Rebuild it with one (Go: -ldflags=-B=gobuildid).' :
+				': this profile was captured before SlideOps kept build ids. Capture again, ' +
+				'then upload.' });
+		return el('section', { class: 'card stripped', testid: 'stripped-card' },
+			el('h2', { text: 'Some functions have no names, because their binaries were stripped' }),
+			el('ul', {}, stripped.map((b) => el('li', {},
+				el('span', { class: 'mono', text: b.path }), ' ',
+				el('span', { text: fmtPercent(b.share) + ' of this profile' }), why(b)))),
+			canCapture() ? uploadControl('Upload debug symbols', 'card-upload', reload) : null);
+	}
+
 	/* ---- lists of profiles ---- */
 
 	/* opts: {service, question, offset, perService, gen, onPage} */
@@ -1057,20 +1188,12 @@
 				fmtLangs(p.languages) : '') }),
 			el('p', { id: 'answer', class: 'answer', testid: 'answer', text: p.answer ||
 				(sum && sum.answer) || '' }),
+			strippedCard(sum, () => render()),
 		]);
 		const notes = (sum && sum.notes) || [];
 		if (notes.length)
 			m.appendChild(el('ul', { id: 'profile-notes', class: 'notes', testid: 'profile-notes' },
 				notes.map((n) => el('li', { text: n }))));
-		const stripped = (sum && sum.stripped_binaries) || [];
-		if (stripped.length)
-			m.appendChild(el('section', { class: 'card stripped', testid: 'stripped-card' },
-				el('h2', { text: 'Some functions have no names, because their binaries were stripped' }),
-				el('ul', {}, stripped.map((b) => el('li', {},
-					el('span', { class: 'mono', text: b.path }), ' ',
-					el('span', { text: fmtPercent(b.share) + ' of this profile' }),
-					b.build_id ? el('span', { class: 'muted', text: ', build ' +
-						String(b.build_id).slice(0, 12) }) : null)))));
 		add(m, [actions, err]);
 		if (sum && Array.isArray(sum.goroutines) && sum.goroutines.length)
 			m.appendChild(goroutinesTable(sum.goroutines));
