@@ -24,10 +24,22 @@ static const struct language_row rows[] = {
 	{ "Native (C)", "gcc 12 -O2, without frame pointers",
 	  "ELF symbols of the binary, read inside its container",
 	  "tests/integration/test_server_cpu.sh" },
+	{ "Native (C)", "gcc 12 -O2 -g, stripped, its debug file in its container",
+	  "the debug file's symbols, found by build id or .gnu_debuglink inside the container; "
+	  "file:line and inlined frames from DWARF",
+	  "tests/integration/test_debug_files.sh" },
+	{ "Native (C)", "gcc 12 -O2, stripped, debug symbols uploaded",
+	  "the functions of the debug file or unstripped build uploaded for its build id, also "
+	  "in the profiles taken before the upload",
+	  "tests/integration/test_symbols.sh" },
 	{ "Go", "1.19 (incl. stripped -s -w)",
 	  "the binary's .gopclntab, read inside its container; heap, allocations, goroutines and "
 	  "mutexes from its net/http/pprof, found inside its container",
 	  "tests/integration/test_go_cpu.sh, tests/integration/test_go_pprof.sh" },
+	{ "Go", "1.23 (bookworm-backports; -ldflags=-B=gobuildid, stripped)",
+	  "the binary's .gopclntab, read inside its container; its debug file matched by its GNU "
+	  "build id",
+	  "tests/integration/test_symbols.sh" },
 	{ "CPython", "3.11 (Debian 12's /usr/bin/python3.11, static)", PYTHON_HOW, PYTHON_TEST },
 	{ "CPython", "3.6 (pyenv, libpython)", PYTHON_HOW, PYTHON_TEST },
 	{ "CPython", "3.7 (pyenv, libpython)", PYTHON_HOW, PYTHON_TEST },

@@ -546,6 +546,18 @@ bool symstore__has(struct symstore *s, const char *build_id)
 	return found;
 }
 
+size_t symstore__count(struct symstore *s)
+{
+	size_t n;
+
+	if (!s)
+		return 0;
+	pthread_mutex_lock(&s->lock);
+	n = s->n;
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
 /* ---- name ---- */
 
 /* Reads and decodes the index of record @r (lock held); a failure is logged once. */

@@ -85,6 +85,9 @@ int symstore__delete(struct symstore *s, const char *build_id);
 /* True when build @build_id is stored (memory only). */
 bool symstore__has(struct symstore *s, const char *build_id);
 
+/* The number of builds stored (0 for NULL): readers skip their work when it is 0. */
+size_t symstore__count(struct symstore *s);
+
 /*
  * Names @addr (an ELF virtual address, as addr2line takes) of build @build_id: the function's
  * name into @buf (@size bytes, NUL-terminated, cut on a UTF-8 character). Returns 0; -ENOENT

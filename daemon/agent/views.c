@@ -20,6 +20,7 @@
 #include "profile/flamegraph.h"
 #include "profile/pprof.h"
 #include "profile/profile.h"
+#include "symbols/symstore.h"
 
 #define ASSETS "/ui"
 
@@ -352,7 +353,7 @@ int view_named_download(struct store *s, const char *id, enum view_format fmt, c
 	struct store_meta m;
 	int named = 0, ret;
 
-	if (!store__symbols(s))
+	if (!symstore__count(store__symbols(s)))
 		return 0;
 	ret = load_named(s, id, &m, &p, NULL, &named, err, size);
 	if (!ret && named)
@@ -361,6 +362,32 @@ int view_named_download(struct store *s, const char *id, enum view_format fmt, c
 		snprintf(err, size, "cannot write profile %s: %s", id, strerror(-ret));
 	profile__free(p);
 	return ret ? ret : named > 0;
+}
+
+/*
+ * Whether an upload may name something the summary shows: a binary of its card has one. The
+ * functions a summary names hold 1% or more of the profile, and so do the card's binaries,
+ * so a profile whose card has no build with an upload is not decoded for its summary.
+ */
+static bool summary_may_name(struct symstore *ss, const char *text)
+{
+	const char *p = text;
+	char bid[SYMINDEX_BUILD_ID_MAX + 1];
+	size_t n;
+
+	while (p && (p = strstr(p, "\"build_id\"")) != NULL) {
+		p = strchr(p + 10, '"');
+		if (!p)
+			break;
+		n = strspn(++p, "0123456789abcdef");
+		if (n && n < sizeof(bid) && p[n] == '"') {
+			memcpy(bid, p, n);
+			bid[n] = '\0';
+			if (symstore__has(ss, bid))
+				return true;
+		}
+	}
+	return false;
 }
 
 int view_named_summary(struct store *s, const char *id, char **text, size_t *len, char *answer,
@@ -373,7 +400,7 @@ int view_named_summary(struct store *s, const char *id, char **text, size_t *len
 	char err[256], *t = NULL;
 	size_t tlen = 0;
 
-	if (!store__symbols(s))
+	if (!symstore__count(store__symbols(s)) || !summary_may_name(store__symbols(s), *text))
 		return 0;
 	ret = load_named(s, id, &m, &p, &map, &named, err, sizeof(err));
 	profile__free(p);

@@ -91,7 +91,7 @@ int symnames_profile(struct symstore *ss, struct profile **p, struct symnames_ma
 	struct profile *named = NULL;
 	int n;
 
-	if (!ss || !p || !*p || !any_nameable(ss, *p))
+	if (!ss || !p || !*p || !symstore__count(ss) || !any_nameable(ss, *p))
 		return 0;
 	n = profile_rename(*p, rename_frame, &rc, &named);
 	if (n > 0) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * grow: a workload whose memory grows by a known number of bytes in one function, grow_cache,
+ * grow: a workload whose memory grows by a known number of bytes in one function, grow_cache
+ * (through keep, a helper the compiler inlines into it: DWARF names it as an inlined frame),
  * for the memory-growth question (docs/memory-growth.md).
  *
  * Usage: grow [MIB [DELAY]]   waits DELAY seconds (default 0), then grows by MIB MiB (default
