@@ -193,6 +193,25 @@ int atomic_write_buf(const char *path, const void *p, size_t len)
 	return atomic_write_file(path, write_buf, &w);
 }
 
+int write_all(int fd, const void *p, size_t len)
+{
+	const uint8_t *b = p;
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, b, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return -EIO;
+		b += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 int mkdir_p(const char *path)
 {
 	char buf[PATH_MAX], *p;

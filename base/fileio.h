@@ -51,6 +51,10 @@ int atomic_write_file(const char *path, fileio_write_fn_t fn, void *ctx);
 /* atomic_write_file() of the @len bytes at @p. Returns 0, -EIO (short write) or -errno. */
 int atomic_write_buf(const char *path, const void *p, size_t len);
 
+/* Writes all @len bytes at @p to @fd, again after EINTR and short writes. Returns 0, -EIO (no
+ * progress) or -errno. */
+int write_all(int fd, const void *p, size_t len);
+
 /* Creates @path and its parents (mode 0755). Returns 0 or -errno. */
 int mkdir_p(const char *path);
 

@@ -16,6 +16,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/safe_open.h"
 #include "base/sha256.h"
 
@@ -722,25 +723,6 @@ int safe_place_open(struct safe_place *p, const char *name, uint64_t max)
 	if (!p || p->dirfd < 0 || !name_ok(name))
 		return -EINVAL;
 	return open_ours(p, name, max, &sx);
-}
-
-/* Writes all @len bytes at @data to @fd. Returns 0 or -errno (-EIO: no progress). */
-static int write_all(int fd, const uint8_t *data, size_t len)
-{
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, data, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (!n)
-			return -EIO;
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 /*

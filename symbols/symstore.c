@@ -358,24 +358,6 @@ static int check_put(struct symstore *s, const char *bid, uint64_t functions, ui
 	return 0;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t len)
-{
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (!n)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Writes @len bytes at @p to a new temp file of the directory, named in @tmp, fsync'd. */
 static int write_temp(struct symstore *s, const char *bid, const void *p, size_t len, char *tmp)
 {

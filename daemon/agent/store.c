@@ -230,7 +230,7 @@ static int copy_file(int sfd, int dfd, const char *name)
 	char buf[65536];
 	struct stat st;
 	int in, out = -1, err;
-	ssize_t n, w, off;
+	ssize_t n;
 
 	in = openat(sfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
 	if (in < 0)
@@ -267,17 +267,9 @@ static int copy_file(int sfd, int dfd, const char *name)
 			err = -EFBIG;
 			goto out;
 		}
-		for (off = 0; off < n; off += w) {
-			w = write(out, buf + off, n - off);
-			if (w < 0) {
-				err = -errno;
-				if (err == -EINTR) {
-					w = 0;
-					continue;
-				}
-				goto out;
-			}
-		}
+		err = write_all(out, buf, (size_t)n);
+		if (err)
+			goto out;
 	}
 	if (fsync(out) < 0) {
 		err = -errno;
@@ -289,23 +281,6 @@ out:
 		err = -errno;
 	close(in);
 	return err;
-}
-
-static int write_all_fd(int fd, const char *s, size_t len)
-{
-	ssize_t w;
-
-	while (len) {
-		w = write(fd, s, len);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		s += w;
-		len -= w;
-	}
-	return 0;
 }
 
 static int write_meta(int dfd, const struct store_meta *m)
@@ -322,9 +297,9 @@ static int write_meta(int dfd, const struct store_meta *m)
 		free(text);
 		return err;
 	}
-	err = write_all_fd(fd, text, strlen(text));
+	err = write_all(fd, text, strlen(text));
 	if (!err)
-		err = write_all_fd(fd, "\n", 1);
+		err = write_all(fd, "\n", 1);
 	if (!err && fsync(fd) < 0)
 		err = -errno;
 	if (close(fd) < 0 && !err)

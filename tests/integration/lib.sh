@@ -709,6 +709,41 @@ wait_lock()
 	wait_for "flock -n /run/slideops-profiler.lock true" 120 || fail "another capture holds the lock"
 }
 
+# api TOKEN METHOD PATH [BODY]: a request to the agent at $API (JSON body); prints the status
+# code, the response body goes to $TMP/body.
+api()
+{
+	curl -s -m 20 -o "$TMP/body" -w '%{http_code}' -X "$2" -H "Authorization: Bearer $1" \
+		${4:+-H 'Content-Type: application/json' -d "$4"} "$API$3"
+}
+
+# api_capture TOKEN BODY: one capture through the agent's API, run to its end; the capture's id
+# in $ID, its profile's in $PROFILE_ID. Other tests may capture on this machine at the same
+# time (one capture per machine): a request refused because of one of them is asked again
+# (after wait_lock), for 2 min at the most.
+# shellcheck disable=SC2034
+api_capture()
+{
+	local end=$(($(date +%s) + 120)) code
+	while [ "$(date +%s)" -lt "$end" ]; do
+		wait_lock
+		code=$(api "$1" POST /v1/captures "$2")
+		if [ "$code" = 409 ]; then sleep 1; continue; fi
+		[ "$code" = 202 ] || fail "capture: HTTP $code $(cat "$TMP/body")"
+		ID=$(json_get "$TMP/body" 'd["id"]')
+		wait_for "[ \"\$(api $1 GET /v1/captures/current)\" = 200 ] &&
+			[ \"\$(json_get $TMP/body 'd[\"id\"]')\" = $ID ] &&
+			[ \"\$(json_get $TMP/body 'd[\"state\"]')\" != running ]" 60 ||
+			fail "capture $ID did not finish: $(cat "$TMP/body")"
+		case $(json_get "$TMP/body" 'd["state"]') in
+		done) PROFILE_ID=$(json_get "$TMP/body" 'd["profile_id"]'); return 0 ;;
+		refused) log "capture $ID refused (another capture ran); again"; continue ;;
+		*) fail "capture $ID: $(cat "$TMP/body")" ;;
+		esac
+	done
+	fail "no capture could run in 120 s"
+}
+
 # serve_start NAME PORT CMD...: starts a server CMD that takes `--port PORT --port-file FILE`
 # (0: any free port) in the background, output appended to $TMP/NAME.log, and waits until it
 # listens. Sets SERVE_PID and SERVE_PORT (call it directly, not in $(...)); cleanup kills it.

@@ -115,11 +115,6 @@ grep -q "continuous profiling: the whole server at 19 Hz, a profile every $WIN s
 	fail "the agent took more than $EXPIRE_IN s to start: the expiring entry cannot be checked"
 [ -e "$STORE/profiles/$EXPIRING" ] || fail "the continuous entry $EXPIRING was removed before its hour ended"
 
-api() # TOKEN METHOD PATH [BODY]: prints the status code; the body goes to $TMP/body
-{
-	curl -s -m 20 -o "$TMP/body" -w '%{http_code}' -X "$2" -H "Authorization: Bearer $1" \
-		${4:+-H 'Content-Type: application/json' -d "$4"} "$API$3"
-}
 alive() { kill -0 "$DAEMON_PID" 2>/dev/null || fail "the agent died: $(tail -5 "$DLOG")"; }
 # windows: the continuous entries the agent stored (not the seeded ones), oldest first, one a
 # line: "ID START_NS CREATED_NS", into $TMP/windows.txt; prints their number.

@@ -91,11 +91,6 @@ daemon_start()
 	API=http://127.0.0.1:$APORT
 	log "agent $NSTART (pid $DAEMON_PID) serving $API"
 }
-api() # TOKEN METHOD PATH [BODY]: prints the status code; the body goes to $TMP/body
-{
-	curl -s -o "$TMP/body" -w '%{http_code}' -X "$2" -H "Authorization: Bearer $1" \
-		${4:+-H 'Content-Type: application/json' -d "$4"} "$API$3"
-}
 status_of() # pod NAME | node NAME: the capture-status annotation, into $TMP/status.json
 {
 	K get "$1" "$2" -o jsonpath='{.metadata.annotations.profiling\.slideops\.io/capture-status}' \
@@ -109,27 +104,6 @@ state_is() # pod NAME | node NAME, STATE
 # request refused because of one of them is asked again (after wait_lock), in a form that
 # reads the same.
 settled() { status_of "$1" "$2" && status_settled "$3"; } # pod|node NAME VALUE
-api_capture() # BODY: runs one API capture to its end; its id in $ID
-{
-	local end=$(($(date +%s) + 120)) code
-	while [ "$(date +%s)" -lt "$end" ]; do
-		wait_lock
-		code=$(api "$OPERATOR" POST /v1/captures "$1")
-		if [ "$code" = 409 ]; then sleep 1; continue; fi
-		[ "$code" = 202 ] || fail "capture: HTTP $code $(cat "$TMP/body")"
-		ID=$(json_get "$TMP/body" 'd["id"]')
-		wait_for "[ \"\$(api $OPERATOR GET /v1/captures/current)\" = 200 ] &&
-			[ \"\$(json_get $TMP/body 'd[\"id\"]')\" = $ID ] &&
-			[ \"\$(json_get $TMP/body 'd[\"state\"]')\" != running ]" 60 ||
-			fail "capture $ID did not finish: $(cat "$TMP/body")"
-		case $(json_get "$TMP/body" 'd["state"]') in
-		done) return 0 ;;
-		refused) log "capture $ID refused (another capture ran); again"; continue ;;
-		*) fail "capture $ID: $(cat "$TMP/body")" ;;
-		esac
-	done
-	fail "no capture could run in 120 s"
-}
 
 audit_count() # PYTHON-CONDITION on r: number of audit lines that satisfy it
 {
@@ -280,7 +254,7 @@ kill "$CLUSTER_PID"
 wait "$CLUSTER_PID" 2>/dev/null
 ids=
 for i in 1 2 3; do
-	api_capture '{"target": "service:billing", "question": "cpu", "duration": 10}'
+	api_capture "$OPERATOR" '{"target": "service:billing", "question": "cpu", "duration": 10}'
 	ids="$ids $ID"
 done
 ids=${ids# }

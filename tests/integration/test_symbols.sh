@@ -72,38 +72,16 @@ agent_spawn "$TMP/profiler.yaml" "$TMP/daemon.log" ||
 	fail "the agent did not start: $(tail -5 "$DLOG")"
 API=http://127.0.0.1:$APORT
 
-api() # TOKEN METHOD PATH [BODY]: prints the status code; the body goes to $TMP/body
-{
-	curl -s -o "$TMP/body" -w '%{http_code}' -X "$2" -H "Authorization: Bearer $1" \
-		${4:+-H 'Content-Type: application/json' -d "$4"} "$API$3"
-}
 upload() # FILE [NAME]: POST /v1/symbols as the operator; prints the status code
 {
 	curl -s -o "$TMP/body" -w '%{http_code}' -X POST -H "Authorization: Bearer $OPERATOR" \
 		-H "Content-Type: application/octet-stream" -T "$1" \
 		"$API/v1/symbols?name=${2:-$(basename "$1")}"
 }
-api_capture() # TARGET: one 10 s cpu capture through the API to its end; the profile's id in $ID
+cpu_capture() # TARGET: one 10 s cpu capture through the API to its end; the profile's id in $ID
 {
-	local end=$(($(date +%s) + 120)) code
-	while [ "$(date +%s)" -lt "$end" ]; do
-		wait_lock
-		code=$(api "$OPERATOR" POST /v1/captures \
-			"{\"target\": \"$1\", \"question\": \"cpu\", \"duration\": 10}")
-		if [ "$code" = 409 ]; then sleep 1; continue; fi
-		[ "$code" = 202 ] || fail "capture: HTTP $code $(cat "$TMP/body")"
-		ID=$(json_get "$TMP/body" 'd["id"]')
-		wait_for "[ \"\$(api $OPERATOR GET /v1/captures/current)\" = 200 ] &&
-			[ \"\$(json_get $TMP/body 'd[\"id\"]')\" = $ID ] &&
-			[ \"\$(json_get $TMP/body 'd[\"state\"]')\" != running ]" 60 ||
-			fail "capture $ID did not finish: $(cat "$TMP/body")"
-		case $(json_get "$TMP/body" 'd["state"]') in
-		done) ID=$(json_get "$TMP/body" 'd["profile_id"]'); return 0 ;;
-		refused) log "capture refused (another capture ran); again"; continue ;;
-		*) fail "capture $ID: $(cat "$TMP/body")" ;;
-		esac
-	done
-	fail "no capture could run in 120 s"
+	api_capture "$OPERATOR" "{\"target\": \"$1\", \"question\": \"cpu\", \"duration\": 10}"
+	ID=$PROFILE_ID
 }
 collapsed() # ID: the profile's collapsed download into $TMP/c.ID
 {
@@ -138,7 +116,7 @@ pid=$(ns_container_run "$TMP/root" "$cg" /usr/local/bin/spin) || exit 1
 need_own_ns "$pid" spin pid mnt
 log "stripped spin pid $pid in a container"
 
-api_capture "pid:$pid"
+cpu_capture "pid:$pid"
 P1=$ID
 summary "$P1"
 "$PYTHON" - "$TMP/p.$P1" "$BID" <<'PY' || fail "the card of $P1 is wrong: $(cat "$TMP/p.$P1")"
@@ -201,7 +179,7 @@ grep -q 'checkout_loop' "$TMP/pprof.top" || fail "go tool pprof does not show ch
 	fail "the flame graph of $P1 does not name checkout_loop"
 log "profile $P1, taken before the upload, names checkout_loop (summary, collapsed, pprof, flame graph)"
 
-api_capture "pid:$pid"
+cpu_capture "pid:$pid"
 P2=$ID
 STORED=$(ls -d "$STORE"/profiles/"$P2")
 grep -q checkout_loop "$STORED/profile.collapsed" ||
@@ -262,7 +240,7 @@ strip "$TMP/hot" || fail "strip hot"
 make_busybox_rootfs "$TMP/goroot" "$TMP/hot" || exit 1
 cg2=$(cg_make_unit sym-go.service) || exit 1
 gpid=$(ns_container_run "$TMP/goroot" "$cg2" /usr/local/bin/hot) || exit 1
-api_capture "pid:$gpid"
+cpu_capture "pid:$gpid"
 G1=$ID
 collapsed "$G1"
 grep -q 'main.hotLoop' "$TMP/c.$G1" || fail "the stripped Go program is not named: $(head -3 "$TMP/c.$G1")"

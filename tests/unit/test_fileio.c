@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * Unit tests for base/fileio.c in a temporary directory: bounded reads, opens inside a root,
- * atomic writes, mkdir_p and rm_tree_at.
+ * atomic writes, write_all, mkdir_p and rm_tree_at.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -303,6 +303,62 @@ static void test_atomic_write_buf(void **state)
 	}
 }
 
+/* write_all: every byte reaches the file; an fd it cannot write gives -errno. */
+static void test_write_all(void **state)
+{
+	enum { TO_FILE, READ_ONLY, BAD_FD, FULL_PIPE };
+	static const struct {
+		int kind;
+		size_t len;
+		int ret;
+	} cases[] = {
+		{ TO_FILE, 0, 0 },
+		{ TO_FILE, 5, 0 },
+		{ TO_FILE, 1 << 20, 0 },
+		{ READ_ONLY, 5, -EBADF },
+		{ BAD_FD, 5, -EBADF },
+		{ FULL_PIPE, 1 << 20, -EAGAIN }, /* non-blocking and no reader draining it */
+	};
+	struct tmp *t = *state;
+	char *data, *text;
+	size_t i, len;
+	int fd, p[2];
+
+	data = malloc(1 << 20);
+	assert_non_null(data);
+	for (i = 0; i < (1 << 20); i++)
+		data[i] = (char)(i * 31);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("case %zu\n", i);
+		p[0] = p[1] = -1;
+		if (cases[i].kind == FULL_PIPE) {
+			assert_int_equal(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
+			fd = p[1];
+		} else if (cases[i].kind == BAD_FD) {
+			fd = -1;
+		} else {
+			make(t, "w.bin", "");
+			fd = openat(t->dfd, "w.bin",
+				    (cases[i].kind == READ_ONLY ? O_RDONLY : O_WRONLY | O_TRUNC) |
+					    O_CLOEXEC);
+			assert_true(fd >= 0);
+		}
+		assert_int_equal(write_all(fd, data, cases[i].len), cases[i].ret);
+		if (fd >= 0)
+			close(fd);
+		if (p[0] >= 0)
+			close(p[0]);
+		if (cases[i].ret)
+			continue;
+		assert_int_equal(read_file_bounded(t->dfd, "w.bin", 2 << 20, &text, &len), 0);
+		assert_int_equal(len, cases[i].len);
+		if (len)
+			assert_memory_equal(text, data, len);
+		free(text);
+	}
+	free(data);
+}
+
 static void test_mkdir_p(void **state)
 {
 	static const struct {
@@ -446,6 +502,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_open_in_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_atomic_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_atomic_write_buf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mkdir_p, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rm_tree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rm_tree_mount, setup, teardown),
