@@ -35,7 +35,7 @@ DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libyaml-dev \
 	libcurl4-openssl-dev libjansson-dev libcmocka-dev zlib1g-dev \
 	libmicrohttpd-dev pkg-config libclang-rt-14-dev golang-go util-linux iproute2 \
 	busybox-static python3 procps docker.io debootstrap clang-format libwebsockets-dev chromium \
-	golang-1.23-go
+	golang-1.23-go g++ rustc
 # golang-1.23-go comes from bookworm-backports (Debian's own Go, 1.19, cannot write a GNU build
 # id when it links internally: -ldflags=-B=gobuildid needs Go 1.21+; tests/integration/
 # test_symbols.sh). `make deps` adds that suite to apt's sources when no source names it.

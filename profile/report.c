@@ -232,6 +232,18 @@ bool report_is_java_std(const char *function)
 	return false;
 }
 
+bool report_is_native_std(const char *file)
+{
+	static const char *const dirs[] = { "/include/c++/", "/library/core/src/",
+					    "/library/alloc/src/", "/library/std/src/" };
+	size_t i;
+
+	for (i = 0; file && i < ARRAY_SIZE(dirs); i++)
+		if (strstr(file, dirs[i]))
+			return true;
+	return false;
+}
+
 static bool frame_is_system(const struct prof_frame_info *f)
 {
 	if (f->lang == PROF_LANG_KERNEL || f->lang == PROF_LANG_OWNER)
@@ -253,6 +265,9 @@ static bool frame_is_system(const struct prof_frame_info *f)
 	 * "node:fs") and V8's built-in functions (no script: "[javascript]") go to their caller */
 	if (f->lang == PROF_LANG_NODE)
 		return !f->mapping || !strncmp(f->mapping, "node:", 5) || f->mapping[0] == '[';
+	/* C++'s and Rust's standard library code inlined or instantiated in the program */
+	if (f->lang == PROF_LANG_NATIVE && report_is_native_std(f->file))
+		return true;
 	return report_is_system_dso(f->mapping);
 }
 

@@ -114,6 +114,15 @@ bool report_is_python_std(const char *file);
 bool report_is_java_std(const char *function);
 
 /*
+ * True when a native frame's source file is a toolchain's standard library, compiled into the
+ * program from headers or generics: C++'s (".../include/c++/...": libstdc++ and libc++) and
+ * Rust's ("/library/{core,alloc,std}/src/..." of rustc's sources). Such frames (a
+ * std::vector<long>::at() inlined into settle) go to the application's function that called
+ * them, as libc's do. NULL and "" are not.
+ */
+bool report_is_native_std(const char *file);
+
+/*
  * The answer, e.g. "Over 10 seconds, Unit billing-worker.service used 54% of the CPU time on
  * this server, most of it in build_report. Next was Service checkout, at 14%."
  * @what is the measured quantity ("the CPU time"), @where the scope ("on this server").

@@ -32,6 +32,14 @@ static const struct language_row rows[] = {
 	  "the functions of the debug file or unstripped build uploaded for its build id, also "
 	  "in the profiles taken before the upload",
 	  "tests/integration/test_symbols.sh" },
+	{ "Native (C++)", "g++ 12 -O2 -g, without frame pointers",
+	  "ELF symbols of the binary, demangled; inlined frames from DWARF, named by their "
+	  "linkage names",
+	  "tests/integration/test_native_langs.sh" },
+	{ "Native (Rust)", "rustc 1.63 (Debian 12) -O, without frame pointers",
+	  "ELF symbols of the binary, demangled without the hash (the legacy mangling; v0 names "
+	  "are shown as they are)",
+	  "tests/integration/test_native_langs.sh" },
 	{ "Go", "1.19 (incl. stripped -s -w)",
 	  "the binary's .gopclntab, read inside its container; heap, allocations, goroutines and "
 	  "mutexes from its net/http/pprof, found inside its container",

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "symbols/demangle.h"
 #include "symbols/elf_file.h"
 
 #define MAX_SECTIONS (1u << 16)
@@ -36,6 +37,12 @@ struct dl_cached {
 	struct dwarf_frame f[DWARF_LINES_MAX_DEPTH];
 };
 
+/* A linkage name (in libdw's data) and its demangled form (owned). */
+struct dl_name {
+	const char *linkage;
+	char *readable;
+};
+
 struct dwarf_lines {
 	Elf *elf;
 	Dwarf *dw;
@@ -43,6 +50,8 @@ struct dwarf_lines {
 	size_t nr;
 	struct dl_cached *cache; /* DWARF_LINES_CACHE, allocated at the first lookup */
 	uint64_t section_bytes;
+	struct dl_name *names; /* DWARF_LINES_NAMES slots (open addressing), at the first one */
+	size_t nnames, name_bytes;
 };
 
 /* Where the file's bytes are: an fd (pread) or memory. */
@@ -267,6 +276,10 @@ void dwarf_lines__free(struct dwarf_lines *dl)
 		elf_end(dl->elf);
 	free(dl->r);
 	free(dl->cache);
+	if (dl->names)
+		for (size_t i = 0; i < DWARF_LINES_NAMES; i++)
+			free(dl->names[i].readable);
+	free(dl->names);
 	free(dl);
 }
 
@@ -465,11 +478,47 @@ static int search(struct walk *w, Dwarf_Die *parent, uint64_t pc, unsigned nest,
 	}
 }
 
-static const char *die_name(Dwarf_Die *die)
+/*
+ * The demangled form of @linkage, kept for the object's life; NULL when it does not demangle
+ * or the store is full (DWARF_LINES_NAMES names, DWARF_LINES_NAME_BYTES bytes).
+ */
+static const char *readable_name(struct dwarf_lines *dl, const char *linkage)
+{
+	size_t h = ((uintptr_t)linkage >> 3) * 0x9e3779b97f4a7c15ull, i, k;
+	char *dem;
+
+	if (!demangle_wanted(linkage))
+		return NULL;
+	if (!dl->names && !(dl->names = calloc(DWARF_LINES_NAMES, sizeof(*dl->names))))
+		return NULL;
+	for (k = 0; k < DWARF_LINES_NAMES; k++) {
+		i = (h + k) & (DWARF_LINES_NAMES - 1);
+		if (dl->names[i].linkage == linkage)
+			return dl->names[i].readable;
+		if (!dl->names[i].linkage)
+			break;
+	}
+	if (dl->nnames >= DWARF_LINES_NAMES / 2 || dl->name_bytes >= DWARF_LINES_NAME_BYTES)
+		return NULL;
+	dem = demangle(linkage);
+	dl->names[i].linkage = linkage; /* NULL readable: remembered as not demangling */
+	dl->names[i].readable = dem;
+	dl->nnames++;
+	dl->name_bytes += dem ? strlen(dem) + 1 : 0;
+	return dem;
+}
+
+/* The function's name: its linkage name demangled (C++, Rust), else DW_AT_name. */
+static const char *die_name(struct dwarf_lines *dl, Dwarf_Die *die)
 {
 	Dwarf_Attribute a;
+	const char *name;
 
-	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+	name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+	if (!name)
+		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
+	name = name ? readable_name(dl, name) : NULL;
+	return name ? name : dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
 }
 
 /* The file:line an inlined instance @die was called from, into @file and @line. */
@@ -503,7 +552,7 @@ static void pc_line(Dwarf_Die *cu, uint64_t pc, const char **file, uint32_t *lin
  * The frames at @pc into @c (innermost first, the function last). Deeper inlining than
  * DWARF_LINES_MAX_DEPTH keeps the innermost frames and the function.
  */
-static void resolve(const struct dwarf_lines *dl, uint64_t pc, struct dl_cached *c)
+static void resolve(struct dwarf_lines *dl, uint64_t pc, struct dl_cached *c)
 {
 	const Dwarf_Die *cu = find_cu(dl, pc);
 	struct walk *w;
@@ -529,7 +578,7 @@ static void resolve(const struct dwarf_lines *dl, uint64_t pc, struct dl_cached 
 		    tag != DW_TAG_entry_point)
 			continue;
 		if (tag != DW_TAG_inlined_subroutine || c->n < DWARF_LINES_MAX_DEPTH - 1)
-			c->f[c->n++] = (struct dwarf_frame){ die_name(&w->chain[i]), file, line,
+			c->f[c->n++] = (struct dwarf_frame){ die_name(dl, &w->chain[i]), file, line,
 							     tag == DW_TAG_inlined_subroutine };
 		if (tag != DW_TAG_inlined_subroutine)
 			break;
@@ -578,7 +627,8 @@ uint64_t dwarf_lines__mem(const struct dwarf_lines *dl)
 	if (!dl)
 		return 0;
 	return dl->section_bytes + dl->nr * sizeof(*dl->r) +
-	       (dl->cache ? DWARF_LINES_CACHE * sizeof(*dl->cache) : 0);
+	       (dl->cache ? DWARF_LINES_CACHE * sizeof(*dl->cache) : 0) +
+	       (dl->names ? DWARF_LINES_NAMES * sizeof(*dl->names) : 0) + dl->name_bytes;
 }
 
 size_t dwarf_lines__ranges(const struct dwarf_lines *dl)

@@ -17,7 +17,9 @@
  * the one unit holding the pc (bounded: DWARF_LINES_MAX_NEST levels, DWARF_LINES_MAX_VISIT
  * DIEs), from the subprogram down through the DW_TAG_inlined_subroutine instances holding
  * it; its results are kept in a direct-mapped cache of DWARF_LINES_CACHE pcs.
- * Names are DW_AT_name, through DW_AT_abstract_origin / DW_AT_specification.
+ * Names are the linkage name demangled (symbols/demangle.h: C++, Rust), else DW_AT_name, through
+ * DW_AT_abstract_origin / DW_AT_specification; DWARF_LINES_NAMES demangled names are kept (half
+ * that many filled at most, DWARF_LINES_NAME_BYTES bytes in all), the short name after that.
  * Addresses are ELF virtual addresses. Not thread-safe (the cache, and libdw's own).
  */
 #ifndef SLIDEOPS_DWARF_LINES_H
@@ -39,6 +41,9 @@
 #define DWARF_LINES_MAX_RANGES (1u << 22)
 /* Lookups remembered (direct-mapped by pc). */
 #define DWARF_LINES_CACHE 1024
+/* Slots for demangled names (a power of two), and the bytes they hold at most. */
+#define DWARF_LINES_NAMES 8192
+#define DWARF_LINES_NAME_BYTES (4u << 20)
 
 struct dwarf_lines_opts {
 	uint64_t max_bytes;	/* default DWARF_LINES_MAX_BYTES_DEFAULT */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbols/demangle.h"
 #include "symbols/elf_file.h"
 
 /* Longest symbol name kept; longer ones (pathological C++ templates) are skipped. */
@@ -22,27 +23,10 @@
 
 /* The kept names of one file: more gives -E2BIG (a table of distinct names this large is hostile). */
 #define NAMES_MAX (64u << 20)
-/*
- * Demangling is bounded three ways (a 213-byte name demangles to 63 MB): mangled names longer
- * than DEMANGLE_MAX_IN, and those whose worst-case output (demangle_bound()) is over
- * DEMANGLE_MAX_BOUND, are not demangled; an output longer than DEMANGLE_MAX_OUT is dropped;
- * the cache stops at DEMANGLE_CACHE_MAX bytes. The mangled name is shown instead.
- */
-#define DEMANGLE_MAX_IN 1024u
-#define DEMANGLE_MAX_BOUND (16u << 20)
-#define DEMANGLE_MAX_OUT (4u << 10)
+/* The demangled names one file keeps (symbols/demangle.h bounds each one). */
 #define DEMANGLE_CACHE_MAX (16u << 20)
 
 _Static_assert(STR_WINDOW > MAX_NAME_LEN, "a name must fit in the string window");
-
-/*
- * The optional C++ demangler: present when the binary links libstdc++, otherwise the weak
- * reference is NULL and names stay mangled. A weak reference does not make a library
- * "needed", so under --as-needed (Debian's default) link it with
- * -Wl,--push-state,--no-as-needed -lstdc++ -Wl,--pop-state.
- */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status)
-	__attribute__((weak));
 
 struct elf_sym {
 	uint64_t start;
@@ -832,55 +816,19 @@ int elf_symtab__file_to_vaddr(const struct elf_symtab *st, uint64_t off, uint64_
 	return -ENOENT;
 }
 
-/* Digits of a T<n>_ reference, digits and capitals of an S<seq>_ one. */
-static bool is_seq_char(char ref, char c)
-{
-	return (c >= '0' && c <= '9') || (ref == 'S' && c >= 'A' && c <= 'Z');
-}
-
-/*
- * An upper bound of the length __cxa_demangle() can produce from the @len bytes at @s, or
- * UINT64_MAX past DEMANGLE_MAX_BOUND. Every back-reference (S<seq>_ substitution, T<n>_
- * template parameter) prints a component that appeared before it, at most all the text so
- * far: each one can double the output, and nothing else can grow it. Letters inside source
- * names that look like references are counted too, which errs on the safe side.
- */
-static uint64_t demangle_bound(const char *s, size_t len)
-{
-	uint64_t bound = len;
-	size_t i, j;
-
-	for (i = 0; i < len; i++) {
-		if (s[i] != 'S' && s[i] != 'T')
-			continue;
-		for (j = i + 1; j < len && is_seq_char(s[i], s[j]); j++)
-			;
-		if (j >= len || s[j] != '_')
-			continue;
-		bound *= 2;
-		if (bound > DEMANGLE_MAX_BOUND)
-			return UINT64_MAX;
-	}
-	return bound;
-}
-
 /* The demangled form of @raw (a new string), or NULL to show @raw as it is. */
-static char *demangle(struct elf_symtab *st, const char *raw)
+static char *demangle_kept(struct elf_symtab *st, const char *raw)
 {
-	size_t len = strnlen(raw, DEMANGLE_MAX_IN + 1), out;
-	int status = -1;
+	size_t out;
 	char *dem;
 
-	if (len > DEMANGLE_MAX_IN || st->demangled_bytes >= DEMANGLE_CACHE_MAX ||
-	    demangle_bound(raw, len) == UINT64_MAX)
+	if (st->demangled_bytes >= DEMANGLE_CACHE_MAX)
 		return NULL;
-	dem = __cxa_demangle(raw, NULL, NULL, &status);
-	if (status || !dem) {
-		free(dem);
+	dem = demangle(raw);
+	if (!dem)
 		return NULL;
-	}
 	out = strlen(dem);
-	if (out > DEMANGLE_MAX_OUT || out + 1 > DEMANGLE_CACHE_MAX - st->demangled_bytes) {
+	if (out + 1 > DEMANGLE_CACHE_MAX - st->demangled_bytes) {
 		free(dem);
 		return NULL;
 	}
@@ -892,7 +840,7 @@ static const char *sym_name(struct elf_symtab *st, size_t i)
 {
 	char *raw = st->names + st->syms[i].name, *dem;
 
-	if (!__cxa_demangle || raw[0] != '_' || raw[1] != 'Z')
+	if (!demangle_wanted(raw))
 		return raw;
 	if (!st->demangled) {
 		st->demangled = calloc(st->nsyms, sizeof(*st->demangled));
@@ -900,7 +848,7 @@ static const char *sym_name(struct elf_symtab *st, size_t i)
 			return raw;
 	}
 	if (!st->demangled[i]) {
-		dem = demangle(st, raw);
+		dem = demangle_kept(st, raw);
 		st->demangled[i] = dem ? dem : raw;
 	}
 	return st->demangled[i];

@@ -16,6 +16,7 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/text.h"
+#include "symbols/demangle.h"
 
 #define SUFFIX ".sym"
 #define TMP_PREFIX ".tmp."
@@ -595,6 +596,7 @@ static int name_locked(struct symstore *s, const char *bid, uint64_t addr, char 
 
 int symstore__name(struct symstore *s, const char *build_id, uint64_t addr, char *buf, size_t size)
 {
+	char *dem;
 	int err;
 
 	if (!s || !buf || !size || !symindex_valid_build_id(build_id))
@@ -602,5 +604,10 @@ int symstore__name(struct symstore *s, const char *build_id, uint64_t addr, char
 	pthread_mutex_lock(&s->lock);
 	err = name_locked(s, build_id, addr, buf, size);
 	pthread_mutex_unlock(&s->lock);
+	/* indexes keep names as the file had them: C++ and Rust ones are made readable here */
+	if (!err && demangle_wanted(buf) && (dem = demangle(buf)) != NULL) {
+		text_utf8_valid_copy(buf, size, dem, strlen(dem));
+		free(dem);
+	}
 	return err;
 }

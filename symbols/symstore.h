@@ -90,9 +90,9 @@ size_t symstore__count(struct symstore *s);
 
 /*
  * Names @addr (an ELF virtual address, as addr2line takes) of build @build_id: the function's
- * name into @buf (@size bytes, NUL-terminated, cut on a UTF-8 character). Returns 0; -ENOENT
- * when the build is not stored, its index cannot be read (logged once) or no function holds
- * @addr; -EINVAL (a bad build id, no @buf); -ENOMEM.
+ * name, demangled (symbols/demangle.h), into @buf (@size bytes, NUL-terminated, cut on a UTF-8
+ * character). Returns 0; -ENOENT when the build is not stored, its index cannot be read (logged
+ * once) or no function holds @addr; -EINVAL (a bad build id, no @buf); -ENOMEM.
  */
 int symstore__name(struct symstore *s, const char *build_id, uint64_t addr, char *buf, size_t size);
 

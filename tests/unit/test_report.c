@@ -19,6 +19,7 @@ struct fr {
 	const char *mapping;
 	enum prof_lang lang;
 	int stripped;
+	const char *file;	/* source file (DWARF), or NULL */
 };
 
 /* A sample: owner, process, pid, count, frames leaf first. */
@@ -48,7 +49,8 @@ static struct profile *build(const struct smp *s, size_t n)
 						      .mapping = s[i].frames[j].mapping,
 						      .lang = s[i].frames[j].lang,
 						      .address = 0x1000 + j,
-						      .unnamed_stripped = s[i].frames[j].stripped };
+						      .unnamed_stripped = s[i].frames[j].stripped,
+						      .file = s[i].frames[j].file };
 			int id = profile__frame(p, &fi);
 
 			assert_true(id >= 0);
@@ -430,6 +432,30 @@ static void test_java_std(void **state)
 	check_pred(report_is_java_std, cases, ARRAY_SIZE(cases));
 }
 
+static void test_native_std(void **state)
+{
+	static const struct pred_case cases[] = {
+		{ "/usr/include/c++/12/bits/stl_vector.h", true },
+		{ "/usr/lib/gcc/x86_64-linux-gnu/12/../../../../include/c++/12/bits/stl_algo.h", true },
+		{ "/usr/lib/llvm-14/bin/../include/c++/v1/vector", true },
+		{ "/rustc/4b91a6ea7258a947e59c6522cd5898e7c0a6a88f/library/core/src/iter/range.rs", true },
+		{ "/usr/src/rustc-1.63.0/library/alloc/src/vec/mod.rs", true },
+		{ "/rustc/abc/library/std/src/rt.rs", true },
+		/* the application's */
+		{ "/work/main/tests/workloads/native/ledger.cpp", false },
+		{ "/src/billing/include/cache.h", false },
+		{ "/src/ledger/src/main.rs", false },
+		{ "/home/me/library/corelib/src/x.rs", false },
+		{ "/usr/include/stdio.h", false }, /* C's headers: static inline helpers are few */
+		{ "include/c++", false },
+		{ "", false },
+		{ NULL, false },
+	};
+
+	(void)state;
+	check_pred(report_is_native_std, cases, ARRAY_SIZE(cases));
+}
+
 /* A Python program in json.dumps, re.match and importlib under handle_request: the answer and
  * every top function name handle_request (as a C program's memcpy under build_report); a
  * third-party package and exec'd code are the application's. */
@@ -485,6 +511,42 @@ static void test_python_answer(void **state)
 #undef PYAPP
 }
 
+/* C++'s standard library inlined into the program's code (std::vector<long>::at() in settle,
+ * from DWARF) is settle's time, as libc's memcpy is; code of the program's own files is its. */
+static void test_native_std_answer(void **state)
+{
+#define CPP "/srv/ledger/ledger.cpp"
+#define STL "/usr/include/c++/12/bits/"
+	static const struct smp cpp[] = {
+		{ "Service ledger", "ledger", 7, 60,
+		  { { "std::vector<long, std::allocator<long> >::at(unsigned long)", APP,
+		      PROF_LANG_NATIVE, 0, STL "stl_vector.h" },
+		    { "billing::Ledger<long>::settle(unsigned long)", APP, PROF_LANG_NATIVE, 0, CPP },
+		    { "main", APP, PROF_LANG_NATIVE, 0, CPP } } },
+		{ "Service ledger", "ledger", 7, 30,
+		  { { "billing::Ledger<long>::settle(unsigned long)", APP, PROF_LANG_NATIVE, 0, CPP },
+		    { "main", APP, PROF_LANG_NATIVE, 0, CPP } } },
+		{ "Service ledger", "ledger", 7, 10,
+		  { { "std::__introsort_loop<long*, long, __gnu_cxx::__ops::_Iter_less_iter>", APP,
+		      PROF_LANG_NATIVE, 0, STL "stl_algo.h" },
+		    { "main", APP, PROF_LANG_NATIVE, 0, CPP } } },
+	};
+	struct profile *p = build(cpp, ARRAY_SIZE(cpp));
+	struct report *r;
+
+	(void)state;
+	assert_int_equal(report__new(p, NULL, &r), 0);
+	assert_string_equal(r->groups[0].top_function, "billing::Ledger<long>::settle(unsigned long)");
+	assert_int_equal(r->ntop, 2);
+	assert_int_equal(r->top[0].value, 90);
+	assert_string_equal(r->top[1].name, "main");
+	assert_int_equal(r->top[1].value, 10);
+	report__free(r);
+	profile__free(p);
+#undef STL
+#undef CPP
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -497,6 +559,8 @@ int main(void)
 		cmocka_unit_test(test_go_std),
 		cmocka_unit_test(test_python_std),
 		cmocka_unit_test(test_java_std),
+		cmocka_unit_test(test_native_std),
+		cmocka_unit_test(test_native_std_answer),
 		cmocka_unit_test(test_python_answer),
 	};
 
