@@ -283,6 +283,48 @@ void dwarf_lines__free(struct dwarf_lines *dl)
 	free(dl);
 }
 
+/* .debug_str, .debug_line_str and their .dwo forms (.zdebug_ ones included). */
+static bool is_string_section(const char *name)
+{
+	const char *p;
+
+	if ((p = strstr(name, "debug_str")) != NULL)
+		return !p[9] || !strcmp(p + 9, ".dwo");
+	if ((p = strstr(name, "debug_line_str")) != NULL)
+		return !p[14] || !strcmp(p + 14, ".dwo");
+	return false;
+}
+
+/*
+ * libdw hands out the strings of .debug_str and .debug_line_str as pointers into the section,
+ * and reads them with strlen (elfutils 0.188, DW_FORM_line_strp in a line table's header):
+ * a string section whose last byte is not NUL would take it, and us, past the section's end
+ * (found by fuzz_dwarf_lines). Such a file is refused; no compiler writes one. Run after
+ * dwarf_begin_elf(), which has inflated compressed sections: their data is what libdw reads.
+ */
+static int strings_terminated(Elf *e)
+{
+	Elf_Scn *scn = NULL;
+	const char *name;
+	size_t shstrndx;
+	Elf_Data *d;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return -EINVAL;
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(e, shstrndx, sh.sh_name);
+		if (!name || !is_string_section(name))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (d && d->d_buf && d->d_size && ((const char *)d->d_buf)[d->d_size - 1])
+			return -EINVAL;
+	}
+	return 0;
+}
+
 /* Sizes, reads and hands the file to libdw; @dl->elf is set. */
 static int load(struct dwarf_lines *dl, const struct src *s, uint64_t max)
 {
@@ -301,7 +343,8 @@ static int load(struct dwarf_lines *dl, const struct src *s, uint64_t max)
 	dl->dw = dwarf_begin_elf(dl->elf, DWARF_C_READ, NULL);
 	if (!dl->dw)
 		return -EINVAL;
-	return build_index(dl);
+	err = strings_terminated(dl->elf);
+	return err ? err : build_index(dl);
 }
 
 /* The section count, checked with elf_file before libelf allocates for each section. */

@@ -11,7 +11,8 @@
  * The fd is then detached from libelf before libdw sees the file, so that libdw knows no
  * directory to look for other files in; files that would make it open one by a path taken
  * from the DWARF (a dwz alt file, .gnu_debugaltlink) are refused, and split-DWARF skeleton
- * units (whose .dwo file it would open) are skipped. Nothing here opens a file.
+ * units (whose .dwo file it would open) are skipped. Nothing here opens a file. A file whose
+ * .debug_str or .debug_line_str does not end in NUL is refused (libdw would read past it).
  *
  * An index of the compile units' address ranges is built at load. A lookup walks the DIEs of
  * the one unit holding the pc (bounded: DWARF_LINES_MAX_NEST levels, DWARF_LINES_MAX_VISIT

@@ -18,8 +18,11 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <gelf.h>
+#include <libelf.h>
 
 #include "base/array.h"
+#include "base/fileio.h"
 #include "symbols/dwarf_lines.h"
 #include "symbols/elf_symtab.h"
 
@@ -145,11 +148,58 @@ static void test_refusals(void **state UNUSED)
 	assert_null(dl);
 }
 
+/* The file offset of the last byte of section @name in the ELF image @buf, or 0. */
+static size_t section_end(char *buf, size_t len, const char *name)
+{
+	Elf *e = elf_memory(buf, len);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, end = 0;
+	GElf_Shdr sh;
+	const char *n;
+
+	assert_non_null(e);
+	assert_int_equal(elf_getshdrstrndx(e, &shstrndx), 0);
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		assert_non_null(gelf_getshdr(scn, &sh));
+		n = elf_strptr(e, shstrndx, sh.sh_name);
+		if (n && !strcmp(n, name) && sh.sh_size && !(sh.sh_flags & SHF_COMPRESSED))
+			end = sh.sh_offset + sh.sh_size - 1;
+	}
+	elf_end(e);
+	return end;
+}
+
+/* A string section without its final NUL would let libdw read past it: refused. */
+static void test_unterminated_strings(void **state UNUSED)
+{
+	static const char *const sections[] = { ".debug_str", ".debug_line_str" };
+	struct dwarf_lines *dl = NULL;
+	size_t i, len, end;
+	char *buf;
+
+	elf_version(EV_CURRENT);
+	for (i = 0; i < ARRAY_SIZE(sections); i++) {
+		print_message("case %zu: %s\n", i, sections[i]);
+		assert_int_equal(read_file_bounded(AT_FDCWD, "/proc/self/exe", 64u << 20, &buf, &len), 0);
+		assert_int_equal(dwarf_lines__from_memory(buf, len, NULL, &dl), 0);
+		dwarf_lines__free(dl);
+		dl = NULL;
+		end = section_end(buf, len, sections[i]);
+		assert_true(end > 0 && end < len);
+		assert_int_equal(buf[end], '\0');
+		buf[end] = 'x';
+		assert_int_equal(dwarf_lines__from_memory(buf, len, NULL, &dl), -EINVAL);
+		assert_null(dl);
+		free(buf);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_self),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_unterminated_strings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
