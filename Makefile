@@ -113,10 +113,12 @@ mod_objs = $(if $(filter daemon%,$(call mod_dir,$(1))),$(LIB_OBJS),\
 .PHONY: all deps build run test check-layers unit integration fuzz bench clean vmlinux install format \
 	format-check
 
-# bench/unwind_bench.c links the profiler's objects: built with everything, so it cannot rot.
+# bench/unwind_bench.c and bench/naming_bench.c link the profiler's objects: built with
+# everything, so they cannot rot.
 UNWIND_BENCH := $(OUTPUT)/bench/unwind_bench
+NAMING_BENCH := $(OUTPUT)/bench/naming_bench
 
-all: $(BIN) $(WORKLOAD_BINS) $(UNWIND_BENCH)
+all: $(BIN) $(WORKLOAD_BINS) $(UNWIND_BENCH) $(NAMING_BENCH)
 
 deps:
 	$(Q)missing=$$(for p in $(DEB_PKGS); do \
@@ -181,7 +183,7 @@ bench: build
 vmlinux:
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $(VMLINUX_H)
 
-$(UNWIND_BENCH): bench/unwind_bench.c $(LIB_OBJS)
+$(UNWIND_BENCH) $(NAMING_BENCH): $(OUTPUT)/bench/%: bench/%.c $(LIB_OBJS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@

@@ -23,7 +23,8 @@
 # JVM_BENCH (default 1: also run the JVM row, bench/jvm.sh; 0 skips it),
 # NODE_BENCH (default 1: also run the Node.js row, bench/node.sh; 0 skips it),
 # CONT_BENCH (default 1: also run the continuous row, bench/continuous.sh, about 23 minutes with
-# its defaults; 0 skips it).
+# its defaults; 0 skips it), NAMING (default 1: also run naming_bench below, a few seconds;
+# 0 skips it).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -161,6 +162,36 @@ unwinder_bench() {
 if [ "${UNWINDER:-1}" = 1 ]; then
 	log "unwinder: tables, then frame pointers vs DWARF ($DURATION s each, cpu and wall)"
 	unwinder_bench
+fi
+# --- naming native frames in user space (issue 19) ----------------------------------------
+#
+# bench/naming_bench.c (built by make): DWARF file:line and inlined frames per distinct address
+# (first time, cached), and demangling per name of libstdc++'s C++ names and of the Rust
+# names of tests/workloads/native/ledger.rs (when rustc is there). Once per distinct frame of
+# a capture, after sampling: not a per-sample cost.
+naming_bench() {
+	local nb=$OUTPUT/bench/naming_bench cxx=$W/names.cxx rust=$W/names.rust lib rustc
+	[ -x "$nb" ] || die "no $nb (run make)"
+	lib=$(gcc -print-file-name=libstdc++.so.6)
+	nm -D --defined-only "$lib" | awk '$3 ~ /^_Z/ { sub(/@.*/, "", $3); print $3 }' >"$cxx"
+	: >"$rust"
+	# Debian's rustc (test_native_langs' row) when it is there: its std keeps its local names
+	rustc=/usr/bin/rustc
+	[ -x "$rustc" ] || rustc=$(command -v rustc) || rustc=
+	if [ -n "$rustc" ] &&
+		"$rustc" -O --edition 2018 "$repo/tests/workloads/native/ledger.rs" -o "$W/ledger-rs" 2>/dev/null; then
+		nm "$W/ledger-rs" | awk '$3 ~ /^_ZN/ { print $3 }' >"$rust"
+	fi
+	{
+		echo
+		echo "## Naming native frames in user space"
+		echo
+		"$nb" "$cxx" "$rust"
+	} >>"$W/results.md"
+}
+if [ "${NAMING:-1}" = 1 ]; then
+	log "naming: DWARF lines and inlined frames, demangling"
+	naming_bench
 fi
 # The Python row (issue 13): bench/python.sh, appended to the results.
 if [ "${PYTHON_BENCH:-1}" = 1 ]; then

@@ -80,8 +80,10 @@ char *demangle(const char *raw)
 	/* A Rust name with a suffix LLVM gave it (`.llvm.<digits>` of a promoted local), which
 	 * __cxa_demangle refuses after a name that is not a function type: the suffix is dropped,
 	 * as rustc-demangle does. */
-	dot = memchr(raw, '.', len);
-	if (dot && ends_in_rust_hash(raw, (size_t)(dot - raw))) {
+	for (dot = memchr(raw, '.', len); dot && !ends_in_rust_hash(raw, (size_t)(dot - raw));
+	     dot = memchr(dot + 1, '.', len - (size_t)(dot + 1 - raw)))
+		; /* the '.' after the hash: Rust's own names hold ".." for "::" */
+	if (dot) {
 		memcpy(cut, raw, (size_t)(dot - raw));
 		cut[dot - raw] = '\0';
 		raw = cut;

@@ -36,6 +36,8 @@ static void test_demangle(void **state)
 		/* LLVM's suffix on a promoted local: dropped on a Rust name, kept as a clone in C++ */
 		{ "_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$" HASH ".llvm.16559241995774259229",
 		  "std::rt::lang_start::{{closure}}" },
+		{ "_ZN4core3ptr47drop_in_place$LT$alloc..sync..Arc$LT$u8$GT$$GT$" HASH ".llvm.1667",
+		  "core::ptr::drop_in_place<alloc::sync::Arc<u8>>" },
 		{ "_ZN3foo3barEv.llvm.123", "foo::bar() [clone .llvm.123]" },
 		{ "_ZN3foo3barEv.constprop.0", "foo::bar() [clone .constprop.0]" },
 		{ "_ZN3foo" HASH ".", "foo" },
