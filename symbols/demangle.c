@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
+
 /*
  * The optional C++ demangler: present when the program links libstdc++, otherwise the weak
  * reference is NULL and names stay mangled. A weak reference does not make a library
@@ -103,13 +105,10 @@ char *demangle(const char *raw)
 
 /* ---- Rust's legacy names ---- */
 
+/* A lowercase hex digit's value, or -1: Rust writes hashes and `$u` escapes in lowercase. */
 static int hex_value(char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
+	return c >= 'A' && c <= 'F' ? -1 : hex_digit(c);
 }
 
 /* True when the @n bytes at @s are `h` and 16 lowercase hex digits. */
