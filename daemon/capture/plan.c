@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,7 +299,7 @@ static const char *self_path(char *buf, size_t size)
 }
 
 /* "0.9 MB, sha256 3f2a..." of the running binary, read through /proc/self/exe. */
-static const char *self_desc(char *buf, size_t size)
+static void self_desc_compute(char *buf, size_t size)
 {
 	uint8_t digest[SHA256_DIGEST_LEN];
 	char hex[2 * SHA256_DIGEST_LEN + 1];
@@ -310,11 +311,27 @@ static const char *self_desc(char *buf, size_t size)
 		if (fd >= 0)
 			close(fd);
 		snprintf(buf, size, "size and checksum unknown");
-		return buf;
+		return;
 	}
 	close(fd);
 	snprintf(buf, size, "%.1f MB, sha256 %.16s", st.st_size / 1e6, sha256_hex(digest, hex));
-	return buf;
+}
+
+static char self_desc_text[64];
+
+static void self_desc_once(void)
+{
+	self_desc_compute(self_desc_text, sizeof(self_desc_text));
+}
+
+/* Hashed once per process: /proc/self/exe is the inode we run, which a new file at its path does
+ * not change, and hashing 4 MB was most of a continuous window's CPU (docs/benchmarks.md). */
+static const char *self_desc(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, self_desc_once);
+	return self_desc_text;
 }
 
 /* "process 12 (app) on 127.0.0.1:6060", "3 Go programs (process 12 (app) on 127.0.0.1:6060, ...)" */
@@ -395,8 +412,7 @@ static void write_text(const struct capture_opts *o, char *buf, size_t size)
 int capture_plan(const struct capture_opts *o, const struct capture_target_info *info,
 		 struct capture_step *steps, int max)
 {
-	char who[TARGET_NAME_MAX + 64], path[512], desc[128], eps[512] = "", jvms[512] = "",
-							      nodes[512] = "";
+	char who[TARGET_NAME_MAX + 64], path[512], eps[512] = "", jvms[512] = "", nodes[512] = "";
 	struct capture_step all[CAPTURE_PHASE_COUNT];
 	size_t ngo = info && o->target.kind != TARGET_SERVER ? info->ngo : 0;
 	struct plan_args a = { .who = who,
@@ -422,7 +438,7 @@ int capture_plan(const struct capture_opts *o, const struct capture_target_info 
 		node_list(info, nodes, sizeof(nodes));
 	snprintf(all[CAPTURE_PHASE_BINARY].text, sizeof(all[0].text),
 		 "Use the SlideOps profiler at %s (%s). It stays there for the next capture.",
-		 self_path(path, sizeof(path)), self_desc(desc, sizeof(desc)));
+		 self_path(path, sizeof(path)), self_desc());
 	if (b->prepare)
 		snprintf(all[CAPTURE_PHASE_PREPARE].text, sizeof(all[0].text), "%s", b->prepare);
 	else
