@@ -182,15 +182,17 @@ api() {
 		"http://127.0.0.1:$PORT$2"
 }
 
-# api_poll PATH: the agent's answer to GET PATH in $ANSWER, through bash's /dev/tcp, so polling
-# starts no process: curl every 0.25 s was 120 new processes in a 30 s capture, each one
-# announced to and named by the agent it measures (a cost of the bench, not of profiling)
+# api_poll PATH: the body of the agent's answer to GET PATH in $ANSWER, through bash's /dev/tcp,
+# so polling starts no process: curl every 0.25 s was 120 new processes in a 30 s capture, each
+# one announced to and named by the agent it measures (a cost of the bench, not of profiling)
 api_poll() {
 	local fd line
 	ANSWER=
 	exec {fd}<>"/dev/tcp/127.0.0.1/$PORT" || return 1
 	printf 'GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\nConnection: close\r\n\r\n' \
 		"$1" "$TOKEN" >&"$fd"
+	# the headers, up to the empty line, then the body
+	while IFS= read -r -t 10 -u "$fd" line && [ -n "${line%$'\r'}" ]; do :; done
 	while IFS= read -r -t 10 -u "$fd" line || [ -n "$line" ]; do ANSWER+=$line$'\n'; done
 	exec {fd}>&-
 }
