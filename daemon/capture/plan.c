@@ -298,8 +298,10 @@ static const char *self_path(char *buf, size_t size)
 	return buf;
 }
 
+static char self_desc_text[64];
+
 /* "0.9 MB, sha256 3f2a..." of the running binary, read through /proc/self/exe. */
-static void self_desc_compute(char *buf, size_t size)
+static void self_desc_once(void)
 {
 	uint8_t digest[SHA256_DIGEST_LEN];
 	char hex[2 * SHA256_DIGEST_LEN + 1];
@@ -310,18 +312,12 @@ static void self_desc_compute(char *buf, size_t size)
 	if (fd < 0 || fstat(fd, &st) < 0 || sha256_fd(fd, 256u << 20, digest) < 0) {
 		if (fd >= 0)
 			close(fd);
-		snprintf(buf, size, "size and checksum unknown");
+		snprintf(self_desc_text, sizeof(self_desc_text), "size and checksum unknown");
 		return;
 	}
 	close(fd);
-	snprintf(buf, size, "%.1f MB, sha256 %.16s", st.st_size / 1e6, sha256_hex(digest, hex));
-}
-
-static char self_desc_text[64];
-
-static void self_desc_once(void)
-{
-	self_desc_compute(self_desc_text, sizeof(self_desc_text));
+	snprintf(self_desc_text, sizeof(self_desc_text), "%.1f MB, sha256 %.16s", st.st_size / 1e6,
+		 sha256_hex(digest, hex));
 }
 
 /* Hashed once per process: /proc/self/exe is the inode we run, which a new file at its path does
